@@ -1,0 +1,138 @@
+"""nnbook's exceptions and the one place their messages are put together.
+
+Every error a user can cause has four parts (see DESIGN.md):
+
+    where: the layer path and class, or the op, and the user's source line
+    what:  what was expected and what came
+    the values involved (shapes, dtypes, arguments)
+    hint:  a concrete fix
+
+Each class also derives from the builtin a Python user would catch, so
+``except ValueError`` still works for a shape mistake.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class NnbookError(Exception):
+    """Base class of every error nnbook raises on purpose."""
+
+
+class ShapeError(NnbookError, ValueError):
+    """Inputs whose shapes an op or a layer cannot take."""
+
+
+class InputError(NnbookError, ValueError):
+    """An argument a function cannot use (a value, not a shape)."""
+
+
+class DimError(ShapeError, IndexError):
+    """An axis (``dim``) or index out of range."""
+
+
+class DTypeError(NnbookError, TypeError):
+    """Inputs of a dtype an op cannot take (e.g. gradients of integers)."""
+
+
+class BackwardError(NnbookError, RuntimeError):
+    """Misuse of backward(), or a failure while running it."""
+
+
+class GradcheckError(NnbookError, AssertionError):
+    """Analytical and numerical gradients disagree."""
+
+
+class CheckpointError(NnbookError, ValueError):
+    """A checkpoint or state dict that cannot be saved or loaded safely."""
+
+
+# --------------------------------------------------------------------------
+# Where did it happen?  The module-call stack and the user's source line.
+# --------------------------------------------------------------------------
+
+# Paths and classes of the modules whose forward is running, outermost first.
+# ``nnbook.nn`` pushes onto it; lower layers only read it, so an op can name
+# the layer it runs in without knowing what a Module is.
+module_stack: list[tuple[str, str]] = []
+
+
+def current_layer() -> str | None:
+    """'features.2 (Conv2d)' for the innermost running module, or None."""
+    if not module_stack:
+        return None
+    path, cls = module_stack[-1]
+    return f"{path} ({cls})" if path else cls
+
+
+_IPYKERNEL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
+
+
+def describe_file(filename: str) -> str:
+    """A short, stable name for a source file (notebook cells get no temp path)."""
+    if _IPYKERNEL_FILE.search(filename) or filename.startswith("<ipython-input"):
+        return "this notebook cell"
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:  # another drive on Windows
+        return filename
+    return filename if rel.startswith(".." + os.sep + "..") else rel
+
+
+def _is_library_frame(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+
+
+def user_frame(skip: int = 1):
+    """The innermost stack frame that is not nnbook's own code (or None)."""
+    frame = sys._getframe(skip)
+    while frame is not None and _is_library_frame(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def user_line(skip: int = 1) -> str | None:
+    """'train.py, line 12: y = conv(x)' for the user's code that called us."""
+    frame = user_frame(skip + 1)
+    if frame is None:
+        return None
+    return describe_frame(frame.f_code.co_filename, frame.f_lineno)
+
+
+def describe_frame(filename: str, lineno: int) -> str:
+    import linecache
+
+    text = linecache.getline(filename, lineno).strip()
+    where = f"{describe_file(filename)}, line {lineno}"
+    return f"{where}: {text}" if text else where
+
+
+def message(what: str, *, where: str | None = None, values: str | None = None,
+            hint: str | None = None, line: str | None = None) -> str:
+    """Assemble the four-part message.
+
+    ``where`` defaults to the running layer; ``line`` to the user's source line.
+    """
+    if where is None:
+        where = current_layer()
+    head = f"{where}: {what}" if where else what
+    parts = [head]
+    if values:
+        parts.append("  " + values.replace("\n", "\n  "))
+    if line is None:
+        line = user_line(2)
+    if line:
+        parts.append(f"  at {line}")
+    if hint:
+        parts.append(f"  hint: {hint}")
+    return "\n".join(parts)
+
+
+def fmt_shape(shape) -> str:
+    """(10, 3, 16, 8) -- always a tuple, never numpy's repr."""
+    shape = tuple(int(s) for s in shape)
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -1,0 +1,107 @@
+"""Matrix products: ``a @ b`` (batched, broadcasting) and the fused ``linear``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import fmt_shape
+from .base import Op, broadcast_shape
+
+
+class Matmul(Op):
+    """torch.matmul semantics: 1-D operands are promoted to a row/column and dropped after."""
+
+    name = "matmul"
+
+    def infer(self, a, b):
+        if a.ndim == 0 or b.ndim == 0:
+            self.fail(
+                f"both operands need at least 1 dimension, got shapes "
+                f"{fmt_shape(a.shape)} and {fmt_shape(b.shape)}.",
+                hint="for a product with a scalar use *, not @.",
+            )
+        sa = (1,) + a.shape if a.ndim == 1 else a.shape
+        sb = b.shape + (1,) if b.ndim == 1 else b.shape
+        if sa[-1] != sb[-2]:
+            self.fail(
+                f"inner dimensions differ: {fmt_shape(a.shape)} @ {fmt_shape(b.shape)} "
+                f"needs a's last size ({sa[-1]}) to equal b's "
+                f"{'only' if b.ndim == 1 else 'second-to-last'} size ({sb[-2]}).",
+                hint="(n, k) @ (k, m) -> (n, m); transpose one operand if its axes are "
+                "the other way round (w.T or x.transpose(-1, -2)).",
+            )
+        batch = broadcast_shape(self, _Shape(sa[:-2]), _Shape(sb[:-2]))
+        out = tuple(batch) + (sa[-2], sb[-1])
+        if a.ndim == 1:
+            out = out[:-2] + out[-1:]
+        if b.ndim == 1:
+            out = out[:-1]
+        return out
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return np.matmul(a, b)
+
+    def backward(self, grad_out):  # C = A B;  dA = dC B^T,  dB = A^T dC
+        a, b, g = self.a, self.b, grad_out
+        if a.ndim == 1:
+            a, g = a[None, :], np.expand_dims(g, -2)
+        if b.ndim == 1:
+            b, g = b[:, None], np.expand_dims(g, -1)
+        need_a, need_b = self.needs_input_grad
+        grad_a = np.matmul(g, np.swapaxes(b, -1, -2)) if need_a else None
+        grad_b = np.matmul(np.swapaxes(a, -1, -2), g) if need_b else None
+        if grad_a is not None and self.a.ndim == 1:
+            grad_a = grad_a.reshape(grad_a.shape[:-2] + grad_a.shape[-1:])
+        if grad_b is not None and self.b.ndim == 1:
+            grad_b = grad_b[..., 0]
+        # Batch axes that broadcasting added are summed away by the engine.
+        return grad_a, grad_b
+
+
+class _Shape:
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+class Linear(Op):
+    """y = x W^T + b, one node: the layer PyTorch's ``F.linear`` computes."""
+
+    name = "linear"
+
+    def infer(self, x, weight, bias=None):
+        if weight.ndim != 2:
+            self.fail(f"weight must be 2-D (out_features, in_features), got shape "
+                      f"{fmt_shape(weight.shape)}.")
+        if x.ndim == 0:
+            self.fail("input needs at least 1 dimension (features), got a scalar.")
+        out_f, in_f = weight.shape
+        if x.shape[-1] != in_f:
+            self.fail(
+                f"expects input with {in_f} features in its last dimension, got "
+                f"{x.shape[-1]}.",
+                values=f"input {fmt_shape(x.shape)}   weight {fmt_shape(weight.shape)}",
+                hint=f"the layer before outputs {x.shape[-1]} features; use "
+                f"Linear({x.shape[-1]}, {out_f}) or flatten/reshape the input so its last "
+                f"dimension is {in_f}.",
+            )
+        if bias is not None and bias.shape != (out_f,):
+            self.fail(f"bias must have shape ({out_f},), got {fmt_shape(bias.shape)}.")
+        return x.shape[:-1] + (out_f,)
+
+    def forward(self, x, weight, bias=None):
+        self.x, self.weight = x, weight
+        out = x @ weight.T
+        if bias is not None:
+            out += bias
+        return out
+
+    def backward(self, grad_out):  # y = x W^T + b;  dx = dy W,  dW = dy^T x,  db = sum dy
+        need = self.needs_input_grad
+        x2 = self.x.reshape(-1, self.x.shape[-1])
+        g2 = grad_out.reshape(-1, grad_out.shape[-1])
+        grad_x = grad_out @ self.weight if need[0] else None
+        grad_w = g2.T @ x2 if need[1] else None
+        grad_b = g2.sum(0) if len(need) > 2 and need[2] else None
+        return (grad_x, grad_w, grad_b)[:len(need)]

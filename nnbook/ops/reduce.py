@@ -1,0 +1,112 @@
+"""Reductions over ``dim`` (an int, a tuple of ints or None for all), with ``keepdim``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DTypeError, fmt_shape
+from .base import Op, normalize_dim
+
+
+def reduced_shape(op: Op, shape: tuple, dim, keepdim: bool):
+    """Shape rule shared by every reduction; also normalises ``dim`` onto ``op.axes``."""
+    ndim = len(shape)
+    if dim is None:
+        axes = tuple(range(ndim))
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(sorted({normalize_dim(op, d, ndim) for d in dims}))
+        if ndim == 0:
+            axes = ()
+    op.axes = axes
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _expand(grad: np.ndarray, axes: tuple, keepdim: bool) -> np.ndarray:
+    """Put back the reduced axes as size 1 so ``grad`` broadcasts over the input."""
+    return grad if keepdim or not axes else np.expand_dims(grad, axes)
+
+
+class Sum(Op):
+    name = "sum"
+
+    def __init__(self, dim=None, keepdim=False):
+        self.dim, self.keepdim = dim, keepdim
+
+    def infer(self, x):
+        return reduced_shape(self, x.shape, self.dim, self.keepdim)
+
+    def forward(self, x):
+        self.in_shape = x.shape
+        return np.sum(x, axis=self.axes, keepdims=self.keepdim)
+
+    def backward(self, grad_out):  # y = sum_i x_i;  dy/dx_i = 1
+        grad = _expand(grad_out, self.axes, self.keepdim)
+        return (np.broadcast_to(grad, self.in_shape),)
+
+
+class Mean(Sum):
+    name = "mean"
+
+    def infer(self, x):
+        if x.dtype.kind != "f":
+            self.fail(
+                f"mean needs a floating point tensor, got {x.dtype}.",
+                hint="convert first: x.float().mean().",
+                cls=DTypeError,
+            )
+        return super().infer(x)
+
+    def forward(self, x):
+        self.in_shape = x.shape
+        self.count = int(np.prod([x.shape[a] for a in self.axes])) if self.axes else 1
+        return np.mean(x, axis=self.axes, keepdims=self.keepdim)
+
+    def backward(self, grad_out):  # y = sum_i x_i / n;  dy/dx_i = 1/n
+        grad = _expand(grad_out, self.axes, self.keepdim) / self.count
+        return (np.broadcast_to(grad, self.in_shape),)
+
+
+class Max(Op):
+    """max over one ``dim`` (values; the indices are returned alongside) or all elements."""
+
+    name = "max"
+
+    def __init__(self, dim=None, keepdim=False):
+        self.dim, self.keepdim = dim, keepdim
+
+    def infer(self, x):
+        if isinstance(self.dim, (tuple, list)):
+            self.fail(f"max reduces one dim at a time, got dim={self.dim!r}.",
+                      hint="call max once per dim, or flatten those dims first.")
+        shape = reduced_shape(self, x.shape, self.dim, self.keepdim)
+        if any(x.shape[a] == 0 for a in self.axes):
+            self.fail(f"cannot take the max of an empty tensor of shape {fmt_shape(x.shape)}.")
+        return shape
+
+    def forward(self, x):
+        self.x = x
+        y = np.max(x, axis=self.axes, keepdims=True)
+        self.y = y
+        return y if self.keepdim else np.squeeze(y, axis=self.axes)
+
+    def indices(self):
+        """argmax along ``dim`` (only when a single dim was reduced)."""
+        idx = np.argmax(self.x, axis=self.axes[0], keepdims=self.keepdim)
+        return idx.astype(np.int64)
+
+    def backward(self, grad_out):
+        # y = max_i x_i;  dy/dx_i = 1 at the maximum.  Over one dim the first
+        # maximum gets it all (as PyTorch's max(dim)); over every element ties
+        # share it evenly (as PyTorch's max()).
+        grad = _expand(grad_out, self.axes, self.keepdim)
+        if self.dim is None:
+            hit = self.x == self.y
+            return (hit * (grad / hit.sum()),)
+        axis = self.axes[0]
+        idx = np.argmax(self.x, axis=axis, keepdims=True)
+        out = np.zeros_like(self.x, dtype=grad.dtype)
+        np.put_along_axis(out, idx, grad, axis=axis)
+        return (out,)
+

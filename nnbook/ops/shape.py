@@ -1,0 +1,233 @@
+"""Ops that move elements around without arithmetic: reshape, permute, index, pad, cat."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import DimError, fmt_shape
+from .base import Op, normalize_dim
+
+
+class Reshape(Op):
+    name = "reshape"
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def infer(self, x):
+        shape, size = list(self.shape), math.prod(x.shape)
+        free = [i for i, s in enumerate(shape) if s == -1]
+        if len(free) > 1 or any((not isinstance(s, (int, np.integer))) or s < -1 for s in shape):
+            self.fail(f"invalid target shape {self.shape}: sizes must be >= 0 "
+                      "with at most one -1.")
+        known = math.prod(s for s in shape if s != -1)
+        if free:
+            if known == 0 or size % known:
+                self._mismatch(x.shape, size)
+            shape[free[0]] = size // known
+        elif known != size:
+            self._mismatch(x.shape, size)
+        return tuple(int(s) for s in shape)
+
+    def _mismatch(self, in_shape, size):
+        self.fail(
+            f"cannot reshape {fmt_shape(in_shape)} ({size} elements) into "
+            f"{self.shape}: the element counts differ.",
+            hint="the product of the new sizes must equal the old one; use -1 for the "
+            "one size you want computed.",
+        )
+
+    def forward(self, x):
+        self.in_shape = x.shape
+        return x.reshape(self.infer(x))
+
+    def backward(self, grad_out):  # a reshape moves no values: the gradient moves back
+        return (grad_out.reshape(self.in_shape),)
+
+
+class Permute(Op):
+    name = "permute"
+
+    def __init__(self, dims):
+        self.dims = tuple(dims)
+
+    def infer(self, x):
+        dims = tuple(normalize_dim(self, d, x.ndim) for d in self.dims)
+        if len(dims) != x.ndim or sorted(dims) != list(range(x.ndim)):
+            self.fail(
+                f"dims {self.dims} are not a permutation of the {x.ndim} dimensions "
+                f"of a tensor of shape {fmt_shape(x.shape)}.",
+                hint=f"name every dimension once, e.g. {tuple(reversed(range(x.ndim)))}.",
+            )
+        self.axes = dims
+        return tuple(x.shape[d] for d in dims)
+
+    def forward(self, x):
+        return np.transpose(x, self.axes)
+
+    def backward(self, grad_out):  # the inverse permutation carries the gradient back
+        return (np.transpose(grad_out, np.argsort(self.axes)),)
+
+
+def transpose_dims(ndim: int, dim0: int, dim1: int, op: Op):
+    dims = list(range(ndim))
+    a, b = normalize_dim(op, dim0, ndim, "dim0"), normalize_dim(op, dim1, ndim, "dim1")
+    if ndim:
+        dims[a], dims[b] = dims[b], dims[a]
+    return dims
+
+
+class Index(Op):
+    """``x[key]`` with PyTorch/numpy semantics (slices, ints, None, lists, masks)."""
+
+    name = "index"
+
+    def __init__(self, key):
+        self.key = key
+
+    def infer(self, x):
+        key = self.np_key = self.key  # Tensors in the key were unwrapped by the caller
+        try:
+            # Index a zero-stride array of x's shape: costs no memory, checks everything.
+            probe = np.broadcast_to(np.empty((), dtype=np.int8), x.shape)
+            return probe[key].shape
+        except IndexError as err:
+            self.fail(f"cannot index a tensor of shape {fmt_shape(x.shape)} with "
+                      f"{_show_key(self.key)}: {err}.",
+                      hint="indices count from 0; dimension d of size n takes -n..n-1.",
+                      cls=DimError)
+        except (TypeError, ValueError) as err:
+            self.fail(f"invalid index {_show_key(self.key)}: {err}.",
+                      hint="use ints, slices, None, Ellipsis, integer lists/tensors "
+                      "or a boolean mask.")
+
+    def forward(self, x):
+        self.in_shape, self.in_dtype = x.shape, x.dtype
+        return x[self.np_key]
+
+    def backward(self, grad_out):  # y = x[key];  each picked element gets its gradient back
+        grad = np.zeros(self.in_shape, dtype=grad_out.dtype)
+        if _is_basic(self.np_key):
+            grad[self.np_key] = grad_out
+        else:  # advanced indexing may pick an element twice: accumulate
+            np.add.at(grad, self.np_key, grad_out)
+        return (grad,)
+
+
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+               for k in parts)
+
+
+def _show_key(key) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+
+    def one(k):
+        if isinstance(k, slice):
+            return ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step)).rstrip(":") or ":"
+        return "..." if k is Ellipsis else repr(k)
+    return "[" + ", ".join(one(k) for k in parts) + "]"
+
+
+class Pad(Op):
+    """Constant padding; ``pad`` lists (before, after) pairs from the last dim backwards."""
+
+    name = "pad"
+
+    def __init__(self, pad, value=0.0):
+        self.pad, self.value = tuple(pad), value
+
+    def infer(self, x):
+        pad = self.pad
+        if len(pad) % 2 or len(pad) // 2 > x.ndim:
+            self.fail(
+                f"pad={pad} must hold an even number of sizes, two per padded dimension, "
+                f"at most {2 * x.ndim} for a {x.ndim}-D input.",
+                hint="pad=(left, right, top, bottom) pads the last two dimensions.",
+            )
+        widths = [(0, 0)] * x.ndim
+        for i in range(len(pad) // 2):
+            widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        shape = tuple(s + a + b for s, (a, b) in zip(x.shape, widths))
+        if any(s < 0 for s in shape):
+            self.fail(f"pad={pad} removes more than input {fmt_shape(x.shape)} has.")
+        self.widths = widths
+        return shape
+
+    def forward(self, x):
+        # Negative pads crop, as in PyTorch: pad the positive parts, then slice.
+        grow = [(max(a, 0), max(b, 0)) for a, b in self.widths]
+        out = np.pad(x, grow, constant_values=self.value)
+        self.grown_shape = out.shape
+        self.crop = tuple(slice(-min(a, 0), out.shape[i] + min(b, 0))
+                          for i, (a, b) in enumerate(self.widths))
+        self.grow = grow
+        return out[self.crop]
+
+    def backward(self, grad_out):  # padding copies x into the middle: slice it back out
+        grown = np.zeros(self.grown_shape, dtype=grad_out.dtype)
+        grown[self.crop] = grad_out
+        core = tuple(slice(a, n - b) for n, (a, b) in zip(self.grown_shape, self.grow))
+        return (grown[core],)
+
+
+class Cat(Op):
+    """Join tensors along an existing ``dim``."""
+
+    name = "cat"
+
+    def __init__(self, dim=0):
+        self.dim = dim
+
+    def infer(self, *xs):
+        if not xs:
+            self.fail("needs at least one tensor.")
+        first = xs[0]
+        dim = normalize_dim(self, self.dim, first.ndim)
+        for i, x in enumerate(xs[1:], 1):
+            if x.ndim != first.ndim or any(a != b for d, (a, b) in
+                                           enumerate(zip(x.shape, first.shape)) if d != dim):
+                self.fail(
+                    f"tensor {i} has shape {fmt_shape(x.shape)} but tensor 0 has "
+                    f"{fmt_shape(first.shape)}: all sizes except dim {dim} must match.",
+                    hint="check the branches feeding this concatenation produce the same "
+                    "batch and spatial sizes.",
+                )
+        self.axis = dim
+        return first.shape[:dim] + (sum(x.shape[dim] for x in xs),) + first.shape[dim + 1:]
+
+    def forward(self, *xs):
+        self.sizes = [x.shape[self.axis] for x in xs]
+        return np.concatenate(xs, axis=self.axis)
+
+    def backward(self, grad_out):  # each input gets back its own slice
+        cuts = np.cumsum(self.sizes)[:-1]
+        return tuple(np.split(grad_out, cuts, axis=self.axis))
+
+
+class Expand(Op):
+    """Broadcast to a larger shape without copying (PyTorch's ``expand``)."""
+
+    name = "expand"
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def infer(self, x):
+        n = len(self.shape)
+        if n < x.ndim:
+            self.fail(f"cannot expand {fmt_shape(x.shape)} to fewer dimensions {self.shape}.")
+        padded = (1,) * (n - x.ndim) + tuple(x.shape)
+        out = tuple(p if s == -1 else s for p, s in zip(padded, self.shape))
+        if any(p != 1 and p != o for p, o in zip(padded, out)):
+            self.fail(f"cannot expand {fmt_shape(x.shape)} to {self.shape}: only size-1 "
+                      "dimensions can grow.")
+        return out
+
+    def forward(self, x):
+        return np.broadcast_to(x, self.infer(x))
+
+    def backward(self, grad_out):  # the engine sums the broadcast axes away
+        return (grad_out,)
