@@ -27,3 +27,5 @@ exp, log, sqrt, tanh, sigmoid, relu = map(_method, ("exp", "log", "sqrt", "tanh"
 sum, mean, max, argmax = map(_method, ("sum", "mean", "max", "argmax"))
 reshape, flatten, permute, transpose, matmul = map(
     _method, ("reshape", "flatten", "permute", "transpose", "matmul"))
+
+from .gradcheck import GradcheckReport, gradcheck, gradcheck_report  # noqa: E402

@@ -72,11 +72,26 @@ def _lift(value, like: "Tensor") -> "Tensor":
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-        dtype = like.dtype if (like.dtype.kind == "f" or isinstance(value, int)) else DEFAULT_FLOAT
-        if isinstance(value, float) and like.dtype.kind != "f":
+        # A Python number adapts to the tensor (float32 stays float32), as in PyTorch.
+        if like.dtype.kind == "f" or not isinstance(value, float):
+            dtype = like.dtype
+        else:
             dtype = DEFAULT_FLOAT
         return Tensor(np.asarray(value, dtype=dtype))
     return tensor(value)
+
+
+def _binary(op, t: "Tensor", other, reverse=False) -> "Tensor":
+    """Run a binary op on a tensor and a tensor/number, promoting dtypes as PyTorch does."""
+    other = _lift(other, t)
+    a, b = (other, t) if reverse else (t, other)
+    if a.data.dtype != b.data.dtype:
+        # An integer operand takes the float operand's dtype (numpy would go to float64).
+        if a.data.dtype.kind != "f" and b.data.dtype.kind == "f":
+            a = Tensor(a.data.astype(b.data.dtype))
+        elif b.data.dtype.kind != "f" and a.data.dtype.kind == "f":
+            b = Tensor(b.data.astype(a.data.dtype))
+    return apply(op, a, b)
 
 
 MaxResult = namedtuple("max", ["values", "indices"])
@@ -272,34 +287,34 @@ class Tensor:
 
     # -- arithmetic ---------------------------------------------------------------
     def __add__(self, other):
-        return apply(ew.Add(), self, _lift(other, self))
+        return _binary(ew.Add(), self, other)
 
     def __radd__(self, other):
-        return apply(ew.Add(), _lift(other, self), self)
+        return _binary(ew.Add(), self, other, reverse=True)
 
     def __sub__(self, other):
-        return apply(ew.Sub(), self, _lift(other, self))
+        return _binary(ew.Sub(), self, other)
 
     def __rsub__(self, other):
-        return apply(ew.Sub(), _lift(other, self), self)
+        return _binary(ew.Sub(), self, other, reverse=True)
 
     def __mul__(self, other):
-        return apply(ew.Mul(), self, _lift(other, self))
+        return _binary(ew.Mul(), self, other)
 
     def __rmul__(self, other):
-        return apply(ew.Mul(), _lift(other, self), self)
+        return _binary(ew.Mul(), self, other, reverse=True)
 
     def __truediv__(self, other):
-        return apply(ew.Div(), self, _lift(other, self))
+        return _binary(ew.Div(), self, other)
 
     def __rtruediv__(self, other):
-        return apply(ew.Div(), _lift(other, self), self)
+        return _binary(ew.Div(), self, other, reverse=True)
 
     def __pow__(self, other):
-        return apply(ew.Pow(), self, _lift(other, self))
+        return _binary(ew.Pow(), self, other)
 
     def __rpow__(self, other):
-        return apply(ew.Pow(), _lift(other, self), self)
+        return _binary(ew.Pow(), self, other, reverse=True)
 
     def __neg__(self):
         return apply(ew.Neg(), self)

@@ -42,11 +42,11 @@ class Matmul(Op):
         return np.matmul(a, b)
 
     def backward(self, grad_out):  # C = A B;  dA = dC B^T,  dB = A^T dC
-        a, b, g = self.a, self.b, grad_out
-        if a.ndim == 1:
-            a, g = a[None, :], np.expand_dims(g, -2)
-        if b.ndim == 1:
-            b, g = b[:, None], np.expand_dims(g, -1)
+        # Work with 1-D operands promoted to a row (a) or a column (b), as forward did.
+        a = self.a[None, :] if self.a.ndim == 1 else self.a
+        b = self.b[:, None] if self.b.ndim == 1 else self.b
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        g = grad_out.reshape(batch + (a.shape[-2], b.shape[-1]))
         need_a, need_b = self.needs_input_grad
         grad_a = np.matmul(g, np.swapaxes(b, -1, -2)) if need_a else None
         grad_b = np.matmul(np.swapaxes(a, -1, -2), g) if need_b else None

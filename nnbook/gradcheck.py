@@ -1,0 +1,225 @@
+"""Compare the gradients backward() computes with numerical derivatives.
+
+The check works on ``L = sum(dout * fn(*inputs))`` for a fixed random ``dout``:
+its gradient with respect to each input is what backward() returns when handed
+``dout``, and its numerical derivative is ``(L(x + eps) - L(x - eps)) / (2 eps)``,
+one element at a time, in float64.
+
+    >>> nb.gradcheck(lambda x, w: (x @ w).tanh(), (x, w))
+    True
+"""
+from __future__ import annotations
+
+import html
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import GradcheckError, InputError, fmt_shape, message
+from .tensor import Tensor, no_grad
+
+
+@dataclass(frozen=True)
+class InputCheck:
+    """The comparison for one input."""
+
+    name: str
+    shape: tuple
+    checked: bool
+    passed: bool = True
+    worst_index: tuple = ()
+    numerical: float = 0.0
+    analytical: float = 0.0
+    max_abs_error: float = 0.0
+    mismatches: int = 0
+    diagnosis: str = ""
+
+
+@dataclass(frozen=True)
+class GradcheckReport:
+    """What gradcheck found, input by input; ``str`` for text, HTML in notebooks."""
+
+    function: str
+    inputs: tuple
+    eps: float
+    atol: float
+    rtol: float
+    notes: tuple = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.inputs)
+
+    def __bool__(self):
+        return self.passed
+
+    def failures(self):
+        return [c for c in self.inputs if not c.passed]
+
+    def summary(self) -> str:
+        bad = self.failures()
+        if not bad:
+            n = sum(c.checked for c in self.inputs)
+            return f"gradcheck of {self.function}: the gradients of all {n} checked input(s) match."
+        c = bad[0]
+        idx = ", ".join(str(i) for i in c.worst_index)
+        text = (f"gradcheck of {self.function}: the gradient for input '{c.name}' is wrong.\n"
+                f"  at element [{idx}] of '{c.name}' {fmt_shape(c.shape)}: numerical "
+                f"{c.numerical:.6g}, analytical {c.analytical:.6g} "
+                f"({c.mismatches} of {int(np.prod(c.shape))} elements differ)")
+        if c.diagnosis:
+            text += f"\n  {c.diagnosis}"
+        if len(bad) > 1:
+            text += "\n  also wrong: " + ", ".join(f"'{b.name}'" for b in bad[1:])
+        return text
+
+    def __str__(self):
+        lines = [self.summary(), "",
+                 f"  {'input':<12} {'shape':<16} {'max |error|':>12}  {'result'}"]
+        for c in self.inputs:
+            result = "not checked" if not c.checked else ("ok" if c.passed else "WRONG")
+            lines.append(f"  {c.name:<12} {fmt_shape(c.shape):<16} "
+                         f"{c.max_abs_error:>12.3g}  {result}")
+        lines.append(f"  (eps={self.eps:g}, atol={self.atol:g}, rtol={self.rtol:g})")
+        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+
+    def _repr_html_(self):
+        rows = []
+        for c in self.inputs:
+            result = "not checked" if not c.checked else ("ok" if c.passed else "WRONG")
+            colour = "#2e7d32" if c.passed else "#c62828"
+            rows.append(
+                f"<tr><td><code>{html.escape(c.name)}</code></td><td>{fmt_shape(c.shape)}</td>"
+                f"<td>{c.max_abs_error:.3g}</td><td style='color:{colour}'>{result}</td>"
+                f"<td>{html.escape(c.diagnosis)}</td></tr>")
+        head = html.escape(self.summary()).replace("\n", "<br>")
+        return (f"<div><p><b>{head}</b></p><table><tr><th>input</th><th>shape</th>"
+                f"<th>max |error|</th><th>result</th><th>diagnosis</th></tr>"
+                + "".join(rows) + "</table></div>")
+
+
+def _input_names(fn, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if params and params[0].kind == params[0].VAR_POSITIONAL:
+        names = []
+    return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
+
+
+def _function_name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    return "a lambda" if name.endswith("<lambda>") else name
+
+
+def _outputs(result) -> list[Tensor]:
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise InputError(message(
+                f"gradcheck needs the function to return tensors, got {type(o).__name__}.",
+                hint="return the nnbook Tensor the computation produced."))
+    return outs
+
+
+def _diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray) -> str:
+    """Name a pattern in the numbers, only when the numbers show it."""
+    scale = max(np.abs(numerical).max(), 1e-12)
+    if not np.any(analytical):
+        return ("the analytical gradient is all zeros: was this input used, and does its "
+                "backward return a gradient for it?")
+    if x.size > 1 and np.allclose(analytical, x, rtol=1e-6, atol=1e-9) and \
+            not np.allclose(numerical, x, rtol=1e-3, atol=1e-6):
+        return ("the analytical gradient equals the input itself: did the backward return "
+                "x instead of something times the incoming gradient (dout)?")
+    if np.allclose(analytical, -numerical, rtol=1e-3, atol=1e-6 * scale):
+        return "the analytical gradient has the wrong sign everywhere."
+    ratio = analytical.ravel() @ numerical.ravel() / max(numerical.ravel() @ numerical.ravel(), 1e-300)
+    if np.allclose(analytical, ratio * numerical, rtol=1e-3, atol=1e-6 * scale) and ratio > 0:
+        return f"the analytical gradient is {ratio:.4g} times the right one: a constant factor is off."
+    return ""
+
+
+def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> GradcheckReport:
+    """Run the comparison and return the report without raising."""
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    names = _input_names(fn, len(inputs))
+    checked = [isinstance(x, Tensor) and x.requires_grad for x in inputs]
+    if not any(checked):
+        raise InputError(message(
+            "gradcheck needs at least one input tensor with requires_grad=True.",
+            hint="create the inputs you want checked with requires_grad=True, in float64: "
+            "nb.randn(3, 4, dtype=nb.float64, requires_grad=True)."))
+    # float64 copies, so rounding does not hide or fake an error, and user tensors stay untouched
+    copies = tuple(Tensor(x.data.astype(np.float64), requires_grad=True) if c
+                   else (Tensor(x.data) if isinstance(x, Tensor) else x)
+                   for x, c in zip(inputs, checked))
+    notes = []
+    if any(c and x.dtype != np.float64 for x, c in zip(inputs, checked)):
+        notes.append("float32 inputs were checked as float64 copies.")
+    outs = _outputs(fn(*copies))
+    rng = np.random.default_rng(seed)
+    douts = [rng.standard_normal(o.shape) for o in outs]
+    total = None
+    for o, d in zip(outs, douts):
+        if o.requires_grad:
+            term = (o * Tensor(d.astype(o.dtype))).sum()
+            total = term if total is None else total + term
+    if total is not None:
+        total.backward()
+
+    def loss_value():
+        with no_grad():
+            res = _outputs(fn(*copies))
+        return sum(float(np.sum(r.data.astype(np.float64) * d)) for r, d in zip(res, douts))
+
+    results = []
+    for x, c, name in zip(copies, checked, names):
+        shape = tuple(x.shape) if isinstance(x, Tensor) else ()
+        if not c:
+            results.append(InputCheck(name, shape, checked=False))
+            continue
+        analytical = x.grad.data if x.grad is not None else np.zeros(shape)
+        numerical = np.zeros(shape)
+        flat = x.data.reshape(-1)  # a view: writing it perturbs x
+        for i in range(flat.size):
+            old = flat[i]
+            flat[i] = old + eps
+            plus = loss_value()
+            flat[i] = old - eps
+            minus = loss_value()
+            flat[i] = old
+            numerical.flat[i] = (plus - minus) / (2 * eps)
+        err = np.abs(analytical - numerical)
+        bad = err > atol + rtol * np.abs(numerical)
+        worst = np.unravel_index(int(np.argmax(err)), shape) if shape else ()
+        results.append(InputCheck(
+            name, shape, checked=True, passed=not bad.any(),
+            worst_index=tuple(int(i) for i in worst),
+            numerical=float(numerical[worst]), analytical=float(analytical[worst]),
+            max_abs_error=float(err.max()) if err.size else 0.0,
+            mismatches=int(bad.sum()),
+            diagnosis="" if not bad.any() else _diagnose(analytical, numerical, x.data),
+        ))
+    return GradcheckReport(_function_name(fn), tuple(results), eps, atol, rtol, tuple(notes))
+
+
+def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3) -> bool:
+    """True if backward() agrees with numerical derivatives; else raise GradcheckError.
+
+    The error's ``report`` attribute holds the full :class:`GradcheckReport`.
+    """
+    report = gradcheck_report(fn, inputs, eps=eps, atol=atol, rtol=rtol)
+    if report.passed:
+        return True
+    err = GradcheckError(report.summary() + "\n  hint: compare your backward rule with the "
+                         "derivative of the forward, term by term; the element above is "
+                         "a good one to work out by hand.")
+    err.report = report
+    raise err

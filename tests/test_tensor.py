@@ -1,0 +1,156 @@
+"""Tensor creation, dtypes and the autograd engine."""
+import numpy as np
+import pytest
+
+import nnbook as nb
+from nnbook.errors import BackwardError, DTypeError, NnbookError
+
+
+def test_default_dtypes_follow_pytorch():
+    assert nb.tensor([1.0, 2.0]).dtype == np.float32
+    assert nb.tensor([1, 2]).dtype == np.int64
+    assert nb.tensor(np.zeros(3, dtype=np.float64)).dtype == np.float64  # arrays keep dtype
+    assert nb.tensor([1, 2], dtype=nb.float64).dtype == np.float64
+    assert nb.randn(3, 2).dtype == np.float32
+    assert nb.zeros(2, 3).shape == (2, 3) and nb.ones((4, 1)).shape == (4, 1)
+
+
+def test_tensor_copies_its_data():
+    arr = np.ones(3)
+    t = nb.tensor(arr)
+    arr[0] = 5
+    assert t.data[0] == 1
+
+
+def test_python_scalars_keep_float32():
+    x = nb.ones(3)
+    assert (x * 2.5).dtype == np.float32
+    assert (2 + x).dtype == np.float32
+    assert (nb.tensor([1, 2]) * 0.5).dtype == np.float32
+    assert (x.double() + x).dtype == np.float64
+
+
+def test_integer_tensor_cannot_require_grad():
+    with pytest.raises(DTypeError, match="only floating point tensors can require gradients"):
+        nb.tensor([1, 2, 3], requires_grad=True)
+    with pytest.raises(TypeError, match="floating point"):  # also a TypeError
+        nb.tensor([1, 2]).requires_grad_()
+
+
+def test_gradient_accumulates_across_backward_calls():
+    x = nb.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    np.testing.assert_allclose(x.grad.data, 2 * x.data + 3)
+
+
+def test_shared_subexpression_gradients_add_up():
+    x = nb.tensor([0.5, 1.5], requires_grad=True)
+    y = x * x  # used twice below
+    (y + y * x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, 2 * x.data + 3 * x.data ** 2)
+
+
+def test_leaf_grads_do_not_share_memory():
+    a = nb.ones(3, requires_grad=True)
+    b = nb.ones(3, requires_grad=True)
+    (a + b).sum().backward()
+    a.grad.data[0] = 100
+    assert b.grad.data[0] == 1
+
+
+def test_no_grad_records_nothing():
+    x = nb.ones(2, requires_grad=True)
+    with nb.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert nb.is_grad_enabled()
+
+    @nb.no_grad()
+    def double(t):
+        return t * 2
+    assert not double(x).requires_grad
+
+
+def test_backward_of_non_scalar_needs_gradient():
+    y = nb.ones(2, 3, requires_grad=True) * 2
+    with pytest.raises(BackwardError, match=r"needs a tensor with one element.*shape \(2, 3\)"):
+        y.backward()
+    y.backward(nb.ones(2, 3))
+
+
+def test_backward_gradient_of_wrong_shape_is_refused():
+    y = nb.ones(2, 3, requires_grad=True) * 2
+    with pytest.raises(BackwardError, match=r"has shape \(3, 2\) but the tensor has shape \(2, 3\)"):
+        y.backward(np.ones((3, 2)))
+
+
+def test_backward_without_graph_explains():
+    with pytest.raises(BackwardError, match="does not require grad") as info:
+        nb.ones(1).backward()
+    assert "hint:" in str(info.value)
+
+
+def test_deep_graph_has_no_recursion_limit():
+    x = nb.tensor([1.0], requires_grad=True)
+    h = x
+    for _ in range(20_000):
+        h = h * 1.0001
+    h.backward()
+    np.testing.assert_allclose(x.grad.data, [1.0001 ** 20_000], rtol=1e-3)
+
+
+def test_backward_on_leaf():
+    x = nb.tensor(3.0, requires_grad=True)
+    x.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_detach_and_numpy():
+    x = nb.randn(3, requires_grad=True)
+    assert not x.detach().requires_grad
+    assert np.asarray(x) is x.data and x.numpy() is x.data
+
+
+def test_ndarray_on_the_left_gives_a_tensor():
+    x = nb.ones(3, requires_grad=True)
+    y = np.full(3, 2.0, dtype=np.float32) * x
+    assert isinstance(y, nb.Tensor) and y.requires_grad
+
+
+def test_errors_say_where_in_user_code():
+    with pytest.raises(NnbookError) as info:
+        nb.ones(2, 3) @ nb.ones(2, 3)
+    text = str(info.value)
+    assert "test_tensor.py" in text and "nb.ones(2, 3) @ nb.ones(2, 3)" in text
+    assert "hint:" in text
+
+
+def test_manual_seed_makes_randn_reproducible():
+    nb.manual_seed(3)
+    a = nb.randn(4, 5)
+    nb.manual_seed(3)
+    np.testing.assert_array_equal(a.data, nb.randn(4, 5).data)
+
+
+def test_item_and_bool_errors():
+    with pytest.raises(ValueError, match="one element"):
+        nb.ones(2).item()
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(nb.ones(2))
+
+
+def test_setitem_on_tensor_requiring_grad_is_refused():
+    x = nb.ones(3, requires_grad=True)
+    with pytest.raises(BackwardError, match="in-place"):
+        x[0] = 2.0
+    with nb.no_grad():
+        x[0] = 2.0
+    assert x.data[0] == 2.0
+
+
+def test_repr_is_short_and_pytorch_like():
+    assert repr(nb.tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    assert "requires_grad=True" in repr(nb.tensor([1.0], requires_grad=True))
+    assert "grad_fn=<mul>" in repr(nb.tensor([1.0], requires_grad=True) * 2)
+    assert "dtype=nb.float64" in repr(nb.tensor([1.0], dtype=nb.float64))
