@@ -53,17 +53,17 @@ class enable_grad(no_grad):
 def apply(op, *inputs: "Tensor") -> "Tensor":
     """Check shapes with ``op.infer``, run ``op.forward`` and link the result into the graph."""
     op.infer(*inputs)
-    requires = _grad_enabled and any(t.requires_grad for t in inputs)
-    if requires:
-        op.inputs = inputs
-        op.needs_input_grad = tuple(t.requires_grad for t in inputs)
-    data = op.forward(*[t.data for t in inputs])
     out = Tensor.__new__(Tensor)
-    out.data, out.grad = data, None
-    if requires and data.dtype.kind == "f":
-        out.requires_grad, out._op = True, op
-    else:
-        out.requires_grad, out._op = False, None
+    out.grad, out.requires_grad, out._op = None, False, None
+    if _grad_enabled:
+        needs = tuple([t.requires_grad for t in inputs])
+        if True in needs:
+            op.inputs, op.needs_input_grad = inputs, needs
+            out.data = data = op.forward(*[t.data for t in inputs])
+            if data.dtype.kind == "f":
+                out.requires_grad, out._op = True, op
+            return out
+    out.data = op.forward(*[t.data for t in inputs])
     return out
 
 
@@ -83,9 +83,10 @@ def _lift(value, like: "Tensor") -> "Tensor":
 
 def _binary(op, t: "Tensor", other, reverse=False) -> "Tensor":
     """Run a binary op on a tensor and a tensor/number, promoting dtypes as PyTorch does."""
-    other = _lift(other, t)
+    if not isinstance(other, Tensor):
+        other = _lift(other, t)
     a, b = (other, t) if reverse else (t, other)
-    if a.data.dtype != b.data.dtype:
+    if a.data.dtype is not b.data.dtype and a.data.dtype != b.data.dtype:
         # An integer operand takes the float operand's dtype (numpy would go to float64).
         if a.data.dtype.kind != "f" and b.data.dtype.kind == "f":
             a = Tensor(a.data.astype(b.data.dtype))

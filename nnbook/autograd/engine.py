@@ -75,6 +75,10 @@ def fit_gradient(op, index: int, grad, tensor) -> np.ndarray:
     return grad
 
 
+def _position(op, tensor) -> int:
+    return next(i for i, t in enumerate(op.inputs) if t is tensor)
+
+
 def run_backward(root, grad: np.ndarray) -> None:
     """Accumulate d(root)/d(leaf) * grad into ``.grad`` of every leaf that requires it."""
     from ..tensor import Tensor
@@ -89,16 +93,18 @@ def run_backward(root, grad: np.ndarray) -> None:
         grads_in = op.backward(grad_out)
         if hook is not None:
             hook(op, grad_out, grads_in)
-        for i, (t, g, need) in enumerate(zip(op.inputs, grads_in, op.needs_input_grad)):
+        for t, g, need in zip(op.inputs, grads_in, op.needs_input_grad):
             if not need or g is None:
                 continue
-            if g.shape != t.shape or g.dtype != t.dtype:
-                g = fit_gradient(op, i, g, t)
-            if t._op is None:
+            data = t.data
+            if g.shape != data.shape or (g.dtype is not data.dtype and g.dtype != data.dtype):
+                g = fit_gradient(op, _position(op, t), g, t)
+            parent = t._op
+            if parent is None:
                 key = id(t)
                 leaves[key] = t
             else:
-                key = id(t._op)
+                key = id(parent)
             prev = grads.get(key)
             grads[key] = g if prev is None else prev + g
     for key, t in leaves.items():

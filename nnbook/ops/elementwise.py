@@ -19,7 +19,8 @@ class Binary(Op):
     __slots__ = ()
 
     def infer(self, a, b):
-        return broadcast_shape(self, a, b)
+        shape = a.shape
+        return shape if shape == b.shape else broadcast_shape(self, a, b)
 
 
 class Unary(Op):

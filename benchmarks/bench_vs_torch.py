@@ -1,0 +1,250 @@
+"""nnbook vs PyTorch CPU, side by side in one process.
+
+Each workload runs forward + backward (and the optimiser step where it says so)
+in nnbook and in PyTorch with the same weights, alternating round by round; the
+reported number is the median over rounds of (nnbook time / PyTorch time), so a
+busy machine slows both sides of a round alike.  Run:
+
+    python benchmarks/bench_vs_torch.py            # every workload
+    python benchmarks/bench_vs_torch.py b d --rounds 30
+
+Needs torch (pip install torch==2.13.0). Not a test: nothing here asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import nnbook as nb  # noqa: E402
+from nnbook import nn  # noqa: E402
+
+TARGETS = {"a": 2.5, "b": 1.5, "c": 3.0, "d": 1.0, "e": 1.0}
+
+
+def _copy_weights(nb_model, torch_model):
+    """Give the torch model nnbook's parameters (state_dict keys match PyTorch's)."""
+    import torch
+
+    state = {k: torch.tensor(np.array(v.data)) for k, v in nb_model.state_dict().items()}
+    torch_model.load_state_dict(state)
+
+
+def xception(torch_side: bool):
+    """(a) the seed 002 network: conv, BN, ReLU, Sum(1x1 s2, depthwise -> 1x1 -> BN -> pool)."""
+    if torch_side:
+        import torch.nn as tnn
+
+        class Sum(tnn.Module):
+            def __init__(self, *branches):
+                super().__init__()
+                self.branches = tnn.ModuleList(branches)
+
+            def forward(self, x):
+                out = self.branches[0](x)
+                for b in self.branches[1:]:
+                    out = out + b(x)
+                return out
+        m = tnn
+        dw = m.Conv2d(64, 64, 3, padding=1, groups=64)
+        gap = [m.AdaptiveAvgPool2d(1), m.Flatten()]
+    else:
+        m, Sum = nn, nn.Sum
+        dw = nn.DepthwiseConv2d(64, 3, padding=1)
+        gap = [nn.GlobalAvgPool2d(), nn.Reshape(512)]
+    return m.Sequential(
+        m.Conv2d(3, 64, 3, 2, 1), m.BatchNorm2d(64), m.ReLU(),
+        Sum(m.Conv2d(64, 512, 1, stride=2),
+            m.Sequential(dw, m.Conv2d(64, 512, 1), m.BatchNorm2d(512), m.MaxPool2d(3, 2, 1))),
+        m.ReLU(), *gap, m.Linear(512, 3), m.LogSoftmax(dim=1))
+
+
+def small_cnn(torch_side: bool):
+    """(b) conv 1->16, pool, conv 16->32, pool, linear."""
+    if torch_side:
+        import torch.nn as m
+    else:
+        m = nn
+    return m.Sequential(m.Conv2d(1, 16, 3, padding=1), m.ReLU(), m.MaxPool2d(2),
+                        m.Conv2d(16, 32, 3, padding=1), m.ReLU(), m.MaxPool2d(2),
+                        m.Flatten(), m.Linear(32 * 7 * 7, 10))
+
+
+def separable(torch_side: bool):
+    """(c) depthwise 3x3 + pointwise 1x1, each with BN and ReLU."""
+    if torch_side:
+        import torch.nn as m
+        dw = m.Conv2d(32, 32, 3, padding=1, groups=32)
+    else:
+        m = nn
+        dw = nn.DepthwiseConv2d(32, 3, padding=1)
+    return m.Sequential(dw, m.BatchNorm2d(32), m.ReLU(),
+                        m.Conv2d(32, 32, 1), m.BatchNorm2d(32), m.ReLU())
+
+
+def mlp(torch_side: bool):
+    """(d) 2-16-16-1 MLP."""
+    if torch_side:
+        import torch.nn as m
+    else:
+        m = nn
+    return m.Sequential(m.Linear(2, 16), m.Tanh(), m.Linear(16, 16), m.Tanh(), m.Linear(16, 1))
+
+
+def _model_workload(build, x_shape, loss, seed=0, optimizer=False):
+    """Return (nnbook_step, torch_step) closures doing one forward+backward(+step)."""
+    import torch
+
+    nb.manual_seed(seed)
+    model = build(False)
+    tmodel = build(True)
+    _copy_weights(model, tmodel)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    xb, xt = nb.tensor(x), torch.tensor(x)
+    n = x_shape[0]
+    if loss == "nll":
+        y = rng.integers(0, 3, n)
+        yb, yt = nb.tensor(y), torch.tensor(y)
+        lb, lt = nn.NLLLoss(), torch.nn.NLLLoss()
+    elif loss == "ce":
+        y = rng.integers(0, 10, n)
+        yb, yt = nb.tensor(y), torch.tensor(y)
+        lb, lt = nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
+    elif loss == "mse":
+        y = rng.standard_normal((n, 1)).astype(np.float32)
+        yb, yt = nb.tensor(y), torch.tensor(y)
+        lb, lt = nn.MSELoss(), torch.nn.MSELoss()
+    else:  # sum of the output
+        yb = yt = None
+        lb = lt = lambda out, _: out.sum()
+    ob = nb.optim.SGD(model.parameters(), lr=0.01) if optimizer else None
+    ot = torch.optim.SGD(tmodel.parameters(), lr=0.01) if optimizer else None
+
+    def step_nb():
+        if ob:
+            ob.zero_grad()
+        else:
+            model.zero_grad()
+        lb(model(xb), yb).backward()
+        if ob:
+            ob.step()
+
+    def step_torch():
+        if ot:
+            ot.zero_grad()
+        else:
+            tmodel.zero_grad()
+        lt(tmodel(xt), yt).backward()
+        if ot:
+            ot.step()
+    return step_nb, step_torch
+
+
+def chained_adds():
+    """(e) 100 chained adds on 10-element tensors, forward + backward."""
+    import torch
+
+    a, b = nb.randn(10, requires_grad=True), nb.randn(10, requires_grad=True)
+    ta, tb = torch.randn(10, requires_grad=True), torch.randn(10, requires_grad=True)
+    ones_nb, ones_t = nb.ones(10), torch.ones(10)
+
+    def run(x, y, ones):
+        h = x
+        for _ in range(100):
+            h = h + y
+        h.backward(ones)
+    return (lambda: run(a, b, ones_nb)), (lambda: run(ta, tb, ones_t))
+
+
+WORKLOADS = {
+    "a": ("seed 002 Xception block, batch 10, 3x16x8",
+          lambda: _model_workload(xception, (10, 3, 16, 8), "nll")),
+    "b": ("small CNN, batch 64, 1x28x28",
+          lambda: _model_workload(small_cnn, (64, 1, 28, 28), "ce")),
+    "c": ("depthwise-separable block, 32x32x32x32",
+          lambda: _model_workload(separable, (32, 32, 32, 32), "sum")),
+    "d": ("2-16-16-1 MLP step on 100 points (with SGD)",
+          lambda: _model_workload(mlp, (100, 2), "mse", optimizer=True)),
+    "e": ("100 chained adds on 10 elements", chained_adds),
+}
+
+
+def _time(fn, repeat):
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat
+
+
+def measure(step_nb, step_torch, rounds, min_time=0.05):
+    for _ in range(3):  # warm up both (allocators, caches)
+        step_nb()
+        step_torch()
+    t0 = time.perf_counter()
+    step_nb()
+    repeat = max(1, int(min_time / max(time.perf_counter() - t0, 1e-6)))
+    ratios, times_nb, times_t = [], [], []
+    for r in range(rounds):
+        pair = [(step_nb, times_nb), (step_torch, times_t)]
+        if r % 2:
+            pair.reverse()  # alternate who goes first
+        for fn, out in pair:
+            out.append(_time(fn, repeat))
+        ratios.append(times_nb[-1] / times_t[-1])
+    return statistics.median(ratios), statistics.median(times_nb), statistics.median(times_t)
+
+
+def import_cost(rounds=15):
+    """Median extra time of `import nnbook` over `import numpy`, in fresh interpreters."""
+    root = str(Path(__file__).resolve().parents[1])
+
+    def run(stmt):
+        code = f"import time, sys; sys.path.insert(0, {root!r}); t = time.perf_counter(); {stmt}; print(time.perf_counter() - t)"
+        return float(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                    text=True, check=True).stdout)
+    numpy_t, nnbook_t = [], []
+    for _ in range(rounds):
+        numpy_t.append(run("import numpy"))
+        nnbook_t.append(run("import nnbook"))
+    return statistics.median(numpy_t), statistics.median(nnbook_t)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("which", nargs="*", default=sorted(WORKLOADS))
+    parser.add_argument("--rounds", type=int, default=21)
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    print(f"nnbook {nb.__version__}, numpy {np.__version__}, torch {torch.__version__}, "
+          f"{torch.get_num_threads()} torch threads; median of {args.rounds} rounds\n")
+    print(f"{'':3}{'workload':<48}{'nnbook':>10}{'torch':>10}{'ratio':>8}{'target':>8}")
+    worst = True
+    for key in args.which:
+        title, make = WORKLOADS[key]
+        ratio, t_nb, t_t = measure(*make(), rounds=args.rounds)
+        ok = ratio <= TARGETS[key]
+        worst &= ok
+        print(f"({key}) {title:<48}{t_nb * 1e3:>8.2f}ms{t_t * 1e3:>8.2f}ms{ratio:>7.2f}x"
+              f"{'<= ' + str(TARGETS[key]):>8} {'ok' if ok else 'OVER'}")
+    numpy_t, nnbook_t = import_cost()
+    print(f"\nimport numpy {numpy_t * 1e3:.0f} ms, import nnbook {nnbook_t * 1e3:.0f} ms "
+          f"(+{(nnbook_t - numpy_t) * 1e3:.0f} ms; target +50 ms)")
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import nnbook; "
+         "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'torch') if m in sys.modules))"
+         % str(Path(__file__).resolve().parents[1])], capture_output=True, text=True).stdout.strip()
+    print(f"heavy modules loaded by import nnbook: {loaded}")
+
+
+if __name__ == "__main__":
+    main()
