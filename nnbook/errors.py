@@ -51,6 +51,18 @@ class CheckpointError(NnbookError, ValueError):
     """A checkpoint or state dict that cannot be saved or loaded safely."""
 
 
+class SignatureError(NnbookError, TypeError):
+    """A custom backward rule whose parameters break the contract."""
+
+
+class ContractError(NnbookError, RuntimeError):
+    """A custom backward rule returned gradients that break the contract."""
+
+
+class TeachingWarning(UserWarning):
+    """Teaching mode found a custom backward rule that disagrees with the numbers."""
+
+
 # --------------------------------------------------------------------------
 # Where did it happen?  The module-call stack and the user's source line.
 # --------------------------------------------------------------------------
@@ -109,6 +121,16 @@ def describe_frame(filename: str, lineno: int) -> str:
     text = linecache.getline(filename, lineno).strip()
     where = f"{describe_file(filename)}, line {lineno}"
     return f"{where}: {text}" if text else where
+
+
+def warn_from_user_code(warning: Warning) -> None:
+    """warnings.warn, attributed to the user's line rather than to nnbook's code."""
+    import warnings
+
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and _is_library_frame(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)
 
 
 def message(what: str, *, where: str | None = None, values: str | None = None,

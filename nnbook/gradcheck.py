@@ -100,6 +100,15 @@ class GradcheckReport:
 
 
 def _input_names(fn, n: int) -> list[str]:
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type) and hasattr(owner, "forward"):  # Function.apply
+        fn = owner.forward
+        from .autograd.custom import positional_names
+
+        names, _ = positional_names(fn)
+        return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
+    if hasattr(fn, "forward") and not inspect.isfunction(fn):  # a Module
+        fn = fn.forward
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
@@ -112,6 +121,11 @@ def _input_names(fn, n: int) -> list[str]:
 
 
 def _function_name(fn) -> str:
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type):
+        return f"{owner.__name__}.{fn.__name__}"
+    if hasattr(fn, "forward") and not inspect.isfunction(fn):
+        return type(fn).__name__
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     return "a lambda" if name.endswith("<lambda>") else name
 
@@ -126,25 +140,75 @@ def _outputs(result) -> list[Tensor]:
     return outs
 
 
-def _diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray) -> str:
-    """Name a pattern in the numbers, only when the numbers show it."""
-    scale = max(np.abs(numerical).max(), 1e-12)
+def diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray, name: str,
+             doubled: np.ndarray | None = None) -> str:
+    """Name a pattern in the numbers, only when the numbers show it.
+
+    ``doubled`` is the analytical gradient computed again with dout doubled; a
+    right rule doubles too, a rule that ignores dout does not.
+    """
+    scale = max(float(np.abs(numerical).max()), 1e-12)
+
+    def close(u, v):
+        return np.allclose(u, v, rtol=1e-3, atol=1e-6 * scale)
+
     if not np.any(analytical):
-        return ("the analytical gradient is all zeros: was this input used, and does its "
-                "backward return a gradient for it?")
-    if x.size > 1 and np.allclose(analytical, x, rtol=1e-6, atol=1e-9) and \
-            not np.allclose(numerical, x, rtol=1e-3, atol=1e-6):
-        return ("the analytical gradient equals the input itself: did the backward return "
-                "x instead of something times the incoming gradient (dout)?")
-    if np.allclose(analytical, -numerical, rtol=1e-3, atol=1e-6 * scale):
+        return (f"the analytical gradient for '{name}' is all zeros: was '{name}' used, and "
+                "does the backward return a gradient for it?")
+    if doubled is not None and np.allclose(doubled, analytical, rtol=1e-6, atol=1e-12):
+        hint = ""
+        if x.size > 1:
+            c = _factor(analytical, x)
+            if c is not None:
+                hint = (f" It equals {_times(c)}'{name}' itself: did you return "
+                        f"{_times(c)}{name} instead of something times dout?")
+        return ("the gradient does not scale with dout (doubling the incoming gradient left "
+                "it unchanged): a backward rule must multiply by dout, the gradient "
+                "arriving from the layers after it." + hint)
+    if x.size > 1:
+        c = _factor(analytical, x)
+        if c is not None and not close(numerical, analytical):
+            return (f"the analytical gradient is {_times(c)}the input '{name}' itself: did you "
+                    f"return {_times(c)}{name} instead of something times dout?")
+    if close(analytical, -numerical):
         return "the analytical gradient has the wrong sign everywhere."
-    ratio = analytical.ravel() @ numerical.ravel() / max(numerical.ravel() @ numerical.ravel(), 1e-300)
-    if np.allclose(analytical, ratio * numerical, rtol=1e-3, atol=1e-6 * scale) and ratio > 0:
-        return f"the analytical gradient is {ratio:.4g} times the right one: a constant factor is off."
+    c = _factor(analytical, numerical)
+    if c is not None and c > 0:
+        return f"the analytical gradient is {c:.4g} times the right one: a constant factor is off."
     return ""
 
 
-def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> GradcheckReport:
+def _factor(u: np.ndarray, v: np.ndarray):
+    """c if u == c * v (for a constant c, u and v not all zero), else None."""
+    vv = float(v.ravel() @ v.ravel())
+    if vv == 0:
+        return None
+    c = float(u.ravel() @ v.ravel()) / vv
+    if c == 0 or not np.allclose(u, c * v, rtol=1e-4, atol=1e-9 * max(np.abs(u).max(), 1e-12)):
+        return None
+    return c
+
+
+def _times(c: float) -> str:
+    return "" if abs(c - 1) < 1e-4 else f"{c:.4g} * "
+
+
+def numerical_vjp(loss_value, x: np.ndarray, eps: float) -> np.ndarray:
+    """d loss / d x by central differences, perturbing ``x`` in place element by element."""
+    numerical = np.zeros(x.shape)
+    flat = x.reshape(-1)  # a view: writing it perturbs x
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + eps
+        plus = loss_value()
+        flat[i] = old - eps
+        minus = loss_value()
+        flat[i] = old
+        numerical.flat[i] = (plus - minus) / (2 * eps)
+    return numerical
+
+
+def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=90210) -> GradcheckReport:
     """Run the comparison and return the report without raising."""
     if isinstance(inputs, Tensor):
         inputs = (inputs,)
@@ -166,13 +230,22 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> Grad
     outs = _outputs(fn(*copies))
     rng = np.random.default_rng(seed)
     douts = [rng.standard_normal(o.shape) for o in outs]
-    total = None
-    for o, d in zip(outs, douts):
-        if o.requires_grad:
-            term = (o * Tensor(d.astype(o.dtype))).sum()
-            total = term if total is None else total + term
-    if total is not None:
-        total.backward()
+    def analytical_grads(scale):
+        for x, c in zip(copies, checked):
+            if c:
+                x.grad = None
+        total = None
+        for o, d in zip(outs, douts):
+            if o.requires_grad:
+                term = (o * Tensor((scale * d).astype(o.dtype))).sum()
+                total = term if total is None else total + term
+        if total is not None:
+            total.backward()
+        return [x.grad.data.copy() if c and x.grad is not None else None
+                for x, c in zip(copies, checked)]
+
+    doubled = analytical_grads(2.0)
+    grads = analytical_grads(1.0)
 
     def loss_value():
         with no_grad():
@@ -180,22 +253,13 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> Grad
         return sum(float(np.sum(r.data.astype(np.float64) * d)) for r, d in zip(res, douts))
 
     results = []
-    for x, c, name in zip(copies, checked, names):
+    for x, c, name, g, g2 in zip(copies, checked, names, grads, doubled):
         shape = tuple(x.shape) if isinstance(x, Tensor) else ()
         if not c:
             results.append(InputCheck(name, shape, checked=False))
             continue
-        analytical = x.grad.data if x.grad is not None else np.zeros(shape)
-        numerical = np.zeros(shape)
-        flat = x.data.reshape(-1)  # a view: writing it perturbs x
-        for i in range(flat.size):
-            old = flat[i]
-            flat[i] = old + eps
-            plus = loss_value()
-            flat[i] = old - eps
-            minus = loss_value()
-            flat[i] = old
-            numerical.flat[i] = (plus - minus) / (2 * eps)
+        analytical = g if g is not None else np.zeros(shape)
+        numerical = numerical_vjp(loss_value, x.data, eps)
         err = np.abs(analytical - numerical)
         bad = err > atol + rtol * np.abs(numerical)
         worst = np.unravel_index(int(np.argmax(err)), shape) if shape else ()
@@ -205,7 +269,7 @@ def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0) -> Grad
             numerical=float(numerical[worst]), analytical=float(analytical[worst]),
             max_abs_error=float(err.max()) if err.size else 0.0,
             mismatches=int(bad.sum()),
-            diagnosis="" if not bad.any() else _diagnose(analytical, numerical, x.data),
+            diagnosis="" if not bad.any() else diagnose(analytical, numerical, x.data, name, g2),
         ))
     return GradcheckReport(_function_name(fn), tuple(results), eps, atol, rtol, tuple(notes))
 

@@ -1,0 +1,300 @@
+"""Custom backward rules, written by users: checked when defined and when they run.
+
+Two ways in, one machinery:
+
+* ``nnbook.autograd.Function`` -- PyTorch style, ``backward(ctx, *grad_outputs)``;
+* ``Module.bprop(self, *inputs, out, dout)`` -- MindSpore style, on a whole module.
+
+Both become a :class:`CustomRule` node in the graph.  When the engine reaches it,
+the user's rule runs and what it returns is checked against the contract:
+
+* one gradient per forward input, ``None`` where no gradient is needed (a ``None``
+  for an input that needs one counts as zeros, as in PyTorch);
+* each gradient has its input's shape, or a shape that sums to it over broadcast
+  axes (numpy's rules: e.g. ``(7, 5)`` for an input of shape ``(5,)`` or ``(1, 5)``);
+* each gradient is floating point.
+
+Teaching mode (on by default) also compares the rule with numerical derivatives
+the first time it runs on inputs of at most ``TEACHING_MAX_ELEMENTS`` elements in
+all, and warns with a :class:`~nnbook.errors.TeachingWarning` if they disagree.
+Later calls of that rule pay nothing.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+
+import numpy as np
+
+from ..errors import (ContractError, SignatureError, TeachingWarning, describe_frame,
+                      fmt_shape, message, warn_from_user_code)
+from ..ops.base import Op
+from .engine import unbroadcast
+
+TEACHING_MAX_ELEMENTS = 64
+_teaching = True
+_checked: set = set()  # rules (classes) teaching mode has already compared
+
+
+def set_teaching_mode(enabled: bool) -> None:
+    """Switch teaching mode on or off for every custom rule."""
+    global _teaching
+    _teaching = bool(enabled)
+
+
+def is_teaching() -> bool:
+    return _teaching
+
+
+@contextlib.contextmanager
+def teaching_mode(enabled: bool = True):
+    """``with nb.autograd.teaching_mode(False):`` -- switch it for a block only."""
+    global _teaching
+    previous, _teaching = _teaching, bool(enabled)
+    try:
+        yield
+    finally:
+        _teaching = previous
+
+
+# --------------------------------------------------------------------------
+# Checks at definition
+# --------------------------------------------------------------------------
+
+ARGUMENT_ROLES = (
+    "  - the forward inputs ({inputs}): the values the forward was called with;\n"
+    "  - out: what the forward returned;\n"
+    "  - dout: the gradient of the loss with respect to out, arriving from the layers "
+    "after this one -- every gradient you return must be built from it (chain rule).")
+
+
+def definition_site(func) -> str:
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    if code is None:
+        return "an unknown place"
+    return describe_frame(code.co_filename, code.co_firstlineno)
+
+
+def positional_names(func, skip_first=True) -> tuple[list[str], bool]:
+    """Names of the positional parameters (without self/ctx), and whether *args is there."""
+    params = list(inspect.signature(func).parameters.values())
+    if skip_first and params and params[0].kind in (params[0].POSITIONAL_ONLY,
+                                                    params[0].POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    return names, varargs
+
+
+def check_bprop_signature(cls) -> None:
+    """Refuse a Module subclass whose ``bprop`` isn't ``bprop(self, *inputs, out, dout)``."""
+    bprop = cls.__dict__.get("bprop")
+    if bprop is None:
+        return
+    forward_names, forward_var = positional_names(cls.forward)
+    params = list(inspect.signature(bprop).parameters.values())[1:]  # drop self
+    names = [p.name for p in params]
+    kinds = {p.name: p.kind for p in params}
+    if forward_var:
+        ok = "out" in names and "dout" in names and \
+            any(p.kind == p.VAR_POSITIONAL for p in params)
+        expected = "bprop(self, *inputs, out, dout)"
+    else:
+        ok = len(names) == len(forward_names) + 2 and \
+            not any(k == inspect.Parameter.VAR_POSITIONAL for k in kinds.values())
+        expected = "bprop(self, " + ", ".join(forward_names + ["out", "dout"]) + ")"
+    if ok:
+        return
+    got = f"bprop(self{''.join(', ' + str(p) for p in params)})"
+    missing = [n for n in ("out", "dout") if n not in names]
+    if missing and len(names) < len(forward_names) + 2:
+        what = (f"{cls.__name__}.bprop is missing {' and '.join(repr(m) for m in missing)}: a "
+                "bprop takes the forward's inputs, then out, then dout.")
+    else:
+        what = (f"{cls.__name__}.bprop has {len(names)} parameter(s) after self, but its "
+                f"forward takes {len(forward_names)} input(s), so it needs "
+                f"{len(forward_names) + 2}: the inputs, then out, then dout.")
+    raise SignatureError(message(
+        what,
+        where=f"defining {cls.__name__}",
+        values=f"expected  {expected}\ngot       {got}\n"
+        + ARGUMENT_ROLES.format(inputs=", ".join(forward_names) or "*inputs"),
+        line=definition_site(bprop),
+        hint=f"write it as {expected} and return one gradient per input, e.g. "
+        f"({', '.join('dout * ...' for _ in forward_names) or '...'}).",
+    ))
+
+
+# --------------------------------------------------------------------------
+# The node in the graph
+# --------------------------------------------------------------------------
+
+class CustomRule(Op):
+    """A graph node whose backward is a user's rule.
+
+    ``run_rule(grad_outputs)`` calls the user's code with the output gradients
+    (as Tensors) and returns what it returned; ``recompute(*arrays)`` runs the
+    forward again on plain arrays (for teaching mode).  Several outputs are
+    packed into one flat array so the engine still sees one output per node.
+    """
+
+    def __init__(self, rule_name, rule_key, arg_names, args, out_arrays, run_rule,
+                 recompute, teach=True, site=None):
+        self.name = rule_name
+        self.site = site                    # where the rule is defined, for messages
+        self.rule_key = rule_key
+        self.arg_names = arg_names          # a name for each forward argument
+        self.args = args                    # the forward arguments (Tensors or not)
+        self.out_shapes = [a.shape for a in out_arrays]
+        self.packed = out_arrays[0] if len(out_arrays) == 1 else \
+            np.concatenate([a.reshape(-1) for a in out_arrays])
+        self.run_rule = run_rule
+        self.recompute = recompute
+        self.teach = teach
+        self.tensor_positions = [i for i, a in enumerate(args) if _is_tensor(a)]
+        small = sum(args[i].data.size for i in self.tensor_positions) <= TEACHING_MAX_ELEMENTS
+        self.teach_inputs = ([args[i].data.copy() for i in self.tensor_positions]
+                             if teach and small and _teaching and rule_key not in _checked else None)
+
+    def infer(self, *inputs):
+        return self.packed.shape
+
+    def forward(self, *arrays):
+        return self.packed
+
+    def unpack(self, flat):
+        if len(self.out_shapes) == 1:
+            return [flat]
+        parts, start = [], 0
+        for shape in self.out_shapes:
+            n = int(np.prod(shape))
+            parts.append(flat[start:start + n].reshape(shape))
+            start += n
+        return parts
+
+    def backward(self, grad_out):
+        from ..tensor import Tensor
+
+        douts = self.unpack(grad_out)
+        returned = self.run_rule([Tensor(d) for d in douts])
+        grads = self.check(returned)
+        if self.teach_inputs is not None and _teaching and self.rule_key not in _checked:
+            _checked.add(self.rule_key)
+            self.compare_with_numbers(douts, grads)
+        return tuple(grads[i] for i in self.tensor_positions)
+
+    # -- the contract ----------------------------------------------------------
+    def fail(self, what, values=None, hint=None, cls=ContractError):
+        line = f"{self.site} (the rule)" if self.site else False
+        raise cls(message(what, where=self.name, values=values, hint=hint, line=line))
+
+    def check(self, returned) -> list:
+        """One gradient per argument, right shape, floating: returns arrays or None."""
+        n = len(self.args)
+        if not isinstance(returned, (tuple, list)):
+            returned = (returned,)
+        if len(returned) != n:
+            self.fail(
+                f"returned {len(returned)} gradient(s) but the forward took {n} input(s) "
+                f"({', '.join(self.arg_names)}).",
+                hint="return one gradient per input, in the order of the forward's "
+                "arguments; use None for an input that needs no gradient.")
+        grads = []
+        for arg, name, g in zip(self.args, self.arg_names, returned):
+            if g is None:
+                grads.append(None)
+                continue
+            if not _is_tensor(arg):
+                self.fail(f"returned a gradient for '{name}', which is not a tensor "
+                          f"({type(arg).__name__}).",
+                          hint=f"return None in the place of '{name}'.")
+            grads.append(self.check_one(arg, name, g))
+        return grads
+
+    def check_one(self, arg, name, g):
+        data = getattr(g, "data", g) if _is_tensor(g) else g
+        if not isinstance(data, np.ndarray):
+            if isinstance(data, (int, float)) and not isinstance(data, bool):
+                data = np.asarray(data, dtype=arg.dtype)
+            else:
+                self.fail(f"returned a {type(g).__name__} as the gradient of '{name}'.",
+                          hint="return an nnbook Tensor (or None).")
+        if data.dtype.kind != "f":
+            self.fail(
+                f"the gradient for '{name}' is {data.dtype}, not floating point.",
+                values=f"input '{name}' {fmt_shape(arg.shape)} {arg.dtype}",
+                hint="gradients are real numbers: build them from dout (which is "
+                "floating point), or convert with .float().")
+        if data.shape != arg.shape:
+            fitted = unbroadcast(data, arg.shape)
+            if fitted is None:
+                self.fail(
+                    f"the gradient for '{name}' has shape {fmt_shape(data.shape)}, but "
+                    f"'{name}' has shape {fmt_shape(arg.shape)}.",
+                    values=f"expected {fmt_shape(arg.shape)} (or a shape that sums to it "
+                    f"over broadcast axes)\ngot      {fmt_shape(data.shape)}",
+                    hint=_shape_hint(data.shape, arg.shape))
+            data = fitted
+        return data.astype(arg.dtype, copy=False)
+
+    # -- teaching mode ---------------------------------------------------------------
+    def compare_with_numbers(self, douts, grads):
+        """Warn if the rule's gradients differ from central differences on these inputs."""
+        from ..gradcheck import diagnose, numerical_vjp
+
+        inputs = [x.astype(np.float64) for x in self.teach_inputs]
+        douts64 = [d.astype(np.float64) for d in douts]
+
+        def loss_value():
+            outs = self.recompute(*inputs)
+            return sum(float(np.sum(np.asarray(o, dtype=np.float64) * d))
+                       for o, d in zip(outs, douts64))
+        try:
+            doubled = self.check(self.run_rule([_tensor(2 * d) for d in douts]))
+        except Exception:  # the rule already passed once; a second call is only a probe
+            doubled = [None] * len(self.args)
+        for pos, x in zip(self.tensor_positions, inputs):
+            arg, name, g = self.args[pos], self.arg_names[pos], grads[pos]
+            if not arg.requires_grad:
+                continue
+            analytical = np.zeros(arg.shape) if g is None else g.astype(np.float64)
+            numerical = numerical_vjp(loss_value, x, 1e-6)
+            err = np.abs(analytical - numerical)
+            if not np.any(err > 1e-4 + 1e-2 * np.abs(numerical)):
+                continue
+            worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
+            idx = ", ".join(str(int(i)) for i in worst)
+            d2 = doubled[pos]
+            why = diagnose(analytical, numerical, x, name,
+                           None if d2 is None else d2.astype(np.float64))
+            warn_from_user_code(TeachingWarning(message(
+                f"the gradient this rule returned for '{name}' disagrees with numerical "
+                f"derivatives (teaching mode checks a rule once, on its first small call).",
+                where=self.name, line=f"{self.site} (the rule)" if self.site else False,
+                values=f"at element [{idx}] of '{name}' {fmt_shape(arg.shape)}: numerical "
+                f"{float(numerical[worst]):.6g}, your rule {float(analytical[worst]):.6g}"
+                + (f"\n{why}" if why else ""),
+                hint="check the rule against the derivative of the forward, term by term; "
+                "nb.gradcheck gives the full report. Switch this check off with "
+                "nb.autograd.set_teaching_mode(False) or teaching = False on the class.",
+            )))
+            return
+
+
+def _shape_hint(got, want) -> str:
+    if len(got) == len(want) and sorted(got) == sorted(want) and got != want:
+        return (f"{fmt_shape(got)} holds the same sizes as {fmt_shape(want)} in another "
+                "order: are height and width (or two other axes) swapped?")
+    return "a gradient has the shape of the input it belongs to, not of the output."
+
+
+def _is_tensor(x) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(x, Tensor)
+
+
+def _tensor(array):
+    from ..tensor import Tensor
+
+    return Tensor(array)

@@ -1,0 +1,153 @@
+"""PyTorch-style custom ops: subclass Function, write forward and backward, call apply.
+
+    class MulAdd(nb.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):            # z = 2x + y
+            return 2 * x + y
+
+        @staticmethod
+        def backward(ctx, dout):           # dz/dx = 2, dz/dy = 1
+            return 2 * dout, dout
+
+    z = MulAdd.apply(x, y)
+
+``forward`` runs with gradient recording off and gets the arguments as given;
+``backward`` gets one gradient per output and returns one gradient per forward
+argument (None for those that need none).  See :mod:`nnbook.autograd.custom`
+for the contract nnbook checks.
+"""
+from __future__ import annotations
+
+import inspect
+
+
+from ..errors import InputError, SignatureError, message
+from .custom import CustomRule, definition_site, positional_names
+
+
+class FunctionCtx:
+    """What forward leaves for backward: saved tensors and which inputs need gradients."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self._saved = ()
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+
+class Function:
+    """Base class for custom ops with a hand-written backward (PyTorch's API)."""
+
+    teaching = True  # set False on a subclass to skip teaching mode's check for it
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _check_function_signatures(cls)
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function subclass must define backward(ctx, ...)")
+
+    @classmethod
+    def apply(cls, *args):
+        from ..tensor import Tensor, apply, is_grad_enabled, no_grad
+
+        names = _argument_names(cls, len(args))
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx = FunctionCtx(needs)
+        with no_grad():
+            result = cls.forward(ctx, *args)
+        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+        for o in outputs:
+            if not isinstance(o, Tensor):
+                raise InputError(message(
+                    f"{cls.__name__}.forward returned a {type(o).__name__}; it must return "
+                    "a Tensor (or a tuple of Tensors).",
+                    where=f"{cls.__name__}.forward", line=definition_site(cls.forward),
+                    hint="build the result with nnbook operations on the input tensors."))
+        if not (is_grad_enabled() and any(needs)):
+            return result
+
+        def run_rule(grad_outputs):
+            return cls.backward(ctx, *grad_outputs)
+
+        def recompute(*arrays):
+            it = iter(arrays)
+            again = [Tensor(next(it)) if isinstance(a, Tensor) else a for a in args]
+            with no_grad():
+                out = cls.forward(FunctionCtx(needs), *again)
+            return [o.data for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+        node = CustomRule(f"{cls.__name__}.backward", cls, names, args,
+                          [o.data for o in outputs], run_rule, recompute,
+                          teach=getattr(cls, "teaching", True),
+                          site=definition_site(cls.backward))
+        packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
+        if len(outputs) == 1:
+            return packed
+        parts, start = [], 0
+        for o in outputs:
+            parts.append(packed[start:start + o.data.size].reshape(o.shape))
+            start += o.data.size
+        return tuple(parts)
+
+
+def _argument_names(cls, n: int) -> list[str]:
+    names, _ = positional_names(cls.forward)
+    return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
+
+
+def _check_function_signatures(cls) -> None:
+    """At class definition: backward must take ctx and the output gradients."""
+    backward = cls.__dict__.get("backward")
+    forward = cls.__dict__.get("forward")
+    if forward is not None:
+        params = list(inspect.signature(_func(forward)).parameters)
+        if not params:
+            raise SignatureError(message(
+                f"{cls.__name__}.forward takes no arguments; it needs ctx first.",
+                where=f"defining {cls.__name__}", line=definition_site(_func(forward)),
+                hint="write @staticmethod def forward(ctx, x, ...): ctx carries saved "
+                "tensors to backward."))
+    if backward is None:
+        return
+    func = _func(backward)
+    inputs, _ = positional_names(_func(forward) if forward else cls.forward)
+    params = list(inspect.signature(func).parameters.values())
+    has_var = any(p.kind == p.VAR_POSITIONAL for p in params)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if has_var or len(positional) >= 2:
+        return
+    expected = "backward(ctx, grad_output)"
+    got = f"backward({', '.join(str(p) for p in params)})"
+    raise SignatureError(message(
+        f"{cls.__name__}.backward is missing the output gradients: it must take ctx and "
+        "then one gradient per output of forward.",
+        where=f"defining {cls.__name__}",
+        values=f"expected  {expected}   (one grad_output per forward output)\n"
+        f"got       {got}\n"
+        "  - ctx: the object forward saved tensors on (ctx.saved_tensors);\n"
+        "  - grad_output: the gradient of the loss with respect to forward's output, "
+        "arriving from the layers after this one;\n"
+        f"  - return: one gradient per forward input ({', '.join(inputs) or '...'}), "
+        "each built from grad_output.",
+        line=definition_site(func),
+        hint=f"write @staticmethod def {expected}: and return "
+        f"{', '.join('grad_output * ...' for _ in inputs) or '...'}.",
+    ))
+
+
+def _func(f):
+    return f.__func__ if isinstance(f, (staticmethod, classmethod)) else f
+
+
+__all__ = ["Function", "FunctionCtx"]
