@@ -1,0 +1,343 @@
+"""``nnbook.nn.functional`` (import it as ``F``): PyTorch's functional API over nnbook's ops.
+
+Every function is a thin wrapper: check the arguments a Python call can get wrong,
+then ``apply`` one op.  Names, argument orders and defaults are PyTorch's, so
+``F.cross_entropy(logits, labels)`` reads the same in both libraries.
+
+Inputs that may need a gradient must be nnbook Tensors.  Data that never does
+(targets, class weights, running statistics) may also be numpy arrays.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, current_layer, fmt_shape, message
+from ..ops import nnops
+from ..ops.linalg import Linear
+from ..ops.shape import Pad
+from ..tensor import Tensor, apply, generator
+
+__all__ = [
+    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
+    "mse_loss", "dropout", "pad",
+]
+
+
+# ---------------------------------------------------------------------------
+# Argument checks
+# ---------------------------------------------------------------------------
+
+def _fail(fn: str, what: str, values=None, hint=None, cls=InputError):
+    layer = current_layer()
+    where = f"{layer}, in F.{fn}" if layer else f"F.{fn}"
+    raise cls(message(what, where=where, values=values, hint=hint))
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {fmt_shape(value.shape)}"
+    return f"a {type(value).__name__}"
+
+
+def _tensor(fn: str, name: str, value) -> Tensor:
+    """An argument that may carry a gradient: only a Tensor will do."""
+    if isinstance(value, Tensor):
+        return value
+    _fail(fn, f"{name} must be an nnbook Tensor, got {_describe(value)}.", cls=DTypeError,
+          hint=f"wrap it: nb.tensor({name}) (with requires_grad=True if it should learn).")
+
+
+def _data(fn: str, name: str, value) -> Tensor:
+    """An argument that never needs a gradient: a Tensor or a numpy array."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor(value)
+    _fail(fn, f"{name} must be an nnbook Tensor or a numpy array, got {_describe(value)}.",
+          cls=DTypeError, hint=f"wrap it: nb.tensor({name}).")
+
+
+def _array(fn: str, name: str, value):
+    """A constant handed to an op's constructor (class weights, running statistics)."""
+    if value is None or isinstance(value, np.ndarray):
+        return value
+    return _data(fn, name, value).data
+
+
+def _reduction(fn: str, size_average, reduce, reduction: str) -> str:
+    """PyTorch's deprecated size_average/reduce, turned into ``reduction`` the same way."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    new = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn(f"F.{fn}: size_average and reduce are deprecated (in PyTorch too); "
+                  f"use reduction='{new}'.", UserWarning, stacklevel=3)
+    return new
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+# ---------------------------------------------------------------------------
+# Layers
+# ---------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias, with weight of shape (out_features, in_features)."""
+    tensors = [_tensor("linear", "input", input), _tensor("linear", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("linear", "bias", bias))
+    return apply(Linear(), *tensors)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution; ``padding`` may also be 'valid' or 'same' (stride 1), as in PyTorch."""
+    from ..ops.conv import Conv2d
+
+    input = _tensor("conv2d", "input", input)
+    tensors = [input, _tensor("conv2d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv2d", "bias", bias))
+    if isinstance(padding, str):
+        input, padding = _string_padding(input, tensors[1], stride, padding, dilation)
+        tensors[0] = input
+    return apply(Conv2d(stride, padding, dilation, groups), *tensors)
+
+
+def _string_padding(input, weight, stride, padding, dilation):
+    """'valid' is no padding; 'same' keeps H and W (an odd total pads one more at the end)."""
+    if padding == "valid":
+        return input, 0
+    if padding != "same":
+        _fail("conv2d", f"padding={padding!r} is not an int, a pair, 'valid' or 'same'.",
+              hint="padding=1 with a 3x3 kernel keeps the size; so does padding='same'.")
+    if _pair(stride) != (1, 1):
+        _fail("conv2d", f"padding='same' needs stride=1, got stride={stride!r}.",
+              hint="with a stride the output cannot keep the input's size; give padding "
+              "as numbers, e.g. padding=k // 2.")
+    if weight.ndim != 4:
+        return input, 0  # the conv op reports the bad weight
+    totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
+    if all(t % 2 == 0 for t in totals):
+        return input, tuple(t // 2 for t in totals)
+    (top, left) = (totals[0] // 2, totals[1] // 2)
+    extra = (left, totals[1] - left, top, totals[0] - top)  # F.pad order: W then H
+    return pad(input, extra), 0
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each window; ``stride`` defaults to ``kernel_size``."""
+    input = _tensor("max_pool2d", "input", input)
+    if return_indices:
+        _fail("max_pool2d", "return_indices=True is not supported by nnbook.",
+              hint="use return_indices=False; the backward already routes each gradient "
+              "to the window's maximum.")
+    from ..ops.pool import MaxPool2d
+
+    stride = kernel_size if stride is None or stride == [] or stride == () else stride
+    return apply(MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode), input)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Average over each window; ``stride`` defaults to ``kernel_size``."""
+    from ..ops.pool import AvgPool2d
+
+    input = _tensor("avg_pool2d", "input", input)
+    stride = kernel_size if stride is None or stride == [] or stride == () else stride
+    return apply(AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override), input)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed (H_out, W_out); None in ``output_size`` keeps that size."""
+    from ..ops.pool import AdaptiveAvgPool2d
+
+    input = _tensor("adaptive_avg_pool2d", "input", input)
+    if isinstance(output_size, (tuple, list)) and None in output_size and input.ndim >= 2:
+        output_size = tuple(input.shape[-2 + i] if s is None else s
+                            for i, s in enumerate(output_size))
+    return apply(AdaptiveAvgPool2d(output_size), input)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel; in training the running statistics are updated in place."""
+    fn = "batch_norm"
+    input = _tensor(fn, "input", input)
+    if momentum is None:
+        _fail(fn, "momentum=None (a cumulative average) needs the number of batches seen, "
+              "which F.batch_norm does not keep.",
+              hint="give a float momentum (default 0.1), or use nn.BatchNorm2d(C, "
+              "momentum=None), whose num_batches_tracked counts the batches.")
+    op = nnops.BatchNorm(training, momentum, eps,
+                         _array(fn, "running_mean", running_mean),
+                         _array(fn, "running_var", running_var))
+    tensors = [input]
+    if weight is not None or bias is not None:
+        # bias without weight: a constant weight of ones (no gradient) takes its place
+        tensors.append(_tensor(fn, "weight", weight) if weight is not None
+                       else Tensor(np.ones(input.shape[1:2], dtype=input.dtype)))
+    if bias is not None:
+        tensors.append(_tensor(fn, "bias", bias))
+    return apply(op, *tensors)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero elements with probability p and scale the rest by 1/(1-p) (training only).
+
+    ``inplace=True`` is accepted for PyTorch code but computes a new tensor: use the
+    returned value.
+    """
+    input = _tensor("dropout", "input", input)
+    return apply(nnops.Dropout(generator(), p, training), input)
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    """max(input, 0).  ``inplace=True`` is accepted but computes a new tensor."""
+    return _tensor("relu", "input", input).relu()
+
+
+def sigmoid(input):
+    return _tensor("sigmoid", "input", input).sigmoid()
+
+
+def tanh(input):
+    return _tensor("tanh", "input", input).tanh()
+
+
+def _softmax_like(fn, op_class, input, dim, dtype):
+    input = _tensor(fn, "input", input)
+    if dim is None:
+        _fail(fn, "dim must be given: which dimension holds the classes?",
+              values=f"input {fmt_shape(input.shape)}",
+              hint=f"for scores of shape (N, C) use F.{fn}(x, dim=1) (or dim=-1); "
+              "PyTorch's implicit choice of dim is deprecated.")
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(op_class(dim), input)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim`` (``_stacklevel`` only lines arguments up with PyTorch)."""
+    return _softmax_like("softmax", nnops.Softmax, input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along ``dim``: log-probabilities, computed stably."""
+    return _softmax_like("log_softmax", nnops.LogSoftmax, input, dim, dtype)
+
+
+# ---------------------------------------------------------------------------
+# Losses
+# ---------------------------------------------------------------------------
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """-input[i, target[i]] (times the class weight), averaged over the target weights.
+
+    ``input`` holds log-probabilities (N, C) or (N, C, d1, ...); ``target`` class indices.
+    """
+    fn = "nll_loss"
+    op = nnops.NllLoss(_array(fn, "weight", weight), ignore_index,
+                       _reduction(fn, size_average, reduce, reduction))
+    return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """nll_loss(log_softmax(input, 1), target) in one step; ``input`` holds raw scores.
+
+    ``target`` holds class indices, or class probabilities with the input's shape.
+    """
+    fn = "cross_entropy"
+    op = nnops.CrossEntropy(_array(fn, "weight", weight), ignore_index,
+                            _reduction(fn, size_average, reduce, reduction), label_smoothing)
+    return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """mean((input - target)**2); shapes must match (nnbook refuses to broadcast)."""
+    fn = "mse_loss"
+    op = nnops.MseLoss(_reduction(fn, size_average, reduce, reduction))
+    tensors = [_tensor(fn, "input", input), _data(fn, "target", target)]
+    if weight is not None:
+        tensors.append(_data(fn, "weight", weight))
+    return apply(op, *tensors)
+
+
+# ---------------------------------------------------------------------------
+# Padding
+# ---------------------------------------------------------------------------
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad) // 2 dimensions; ``pad`` = (left, right, top, bottom, ...).
+
+    ``mode``: 'constant' (with ``value``, default 0), 'reflect', 'replicate' or 'circular'.
+    """
+    input = _tensor("pad", "input", input)
+    if not isinstance(pad, (tuple, list)) or not all(
+            isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in pad):
+        _fail("pad", f"pad must be a tuple of ints, got {pad!r}.",
+              hint="pad=(1, 1) pads the last dimension by one on each side; "
+              "(1, 1, 2, 2) also pads the one before by two.")
+    if mode == "constant":
+        return apply(Pad(pad, 0.0 if value is None else value), input)
+    if mode not in ("reflect", "replicate", "circular"):
+        _fail("pad", f"mode={mode!r} is not one of 'constant', 'reflect', 'replicate', "
+              "'circular'.", hint="mode='constant' pads with value (default 0).")
+    if value not in (None, 0, 0.0):
+        _fail("pad", f"value={value!r} only applies to mode='constant', not {mode!r}.",
+              hint="drop value, or use mode='constant'.")
+    return _index_pad(input, tuple(int(p) for p in pad), mode)
+
+
+def _index_pad(input, pad, mode):
+    """reflect/replicate/circular as a gather along each padded dimension."""
+    n = len(pad) // 2
+    if len(pad) % 2 or not 1 <= n <= 3 or input.ndim not in (n + 1, n + 2):
+        _fail("pad", f"mode={mode!r} pads the last 1, 2 or 3 dimensions of a batch: "
+              f"pad={pad} needs a {n + 1}-D or {n + 2}-D input, got {input.ndim}-D "
+              f"{fmt_shape(input.shape)}.",
+              hint="give (left, right) for (C, L) or (N, C, L); (left, right, top, bottom) "
+              "for (N, C, H, W).", cls=InputError)
+    out = input
+    for i in range(n):
+        dim = input.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        size = input.shape[dim]
+        pos = np.arange(-before, size + after)
+        out = out[(slice(None),) * dim + (_wrap(pos, size, mode, before, after),)]
+    return out
+
+
+def _wrap(pos, size, mode, before, after):
+    """Map positions outside 0..size-1 back inside, the way ``mode`` reads the border."""
+    if mode == "replicate":
+        if size == 0:
+            _fail("pad", "mode='replicate' cannot pad an empty dimension.")
+        return np.clip(pos, 0, size - 1)
+    if mode == "reflect":
+        if max(before, after) >= size:
+            _fail("pad", f"mode='reflect' needs padding smaller than the dimension: got "
+                  f"({before}, {after}) for a dimension of size {size}.",
+                  hint="reflection mirrors interior values; use mode='replicate' or "
+                  "'constant' for wider padding.")
+        pos = np.abs(pos)  # -k mirrors onto k
+        return np.where(pos >= size, 2 * (size - 1) - pos, pos)
+    if max(before, after) > size:
+        _fail("pad", f"mode='circular' needs padding no larger than the dimension: got "
+              f"({before}, {after}) for a dimension of size {size}.",
+              hint="circular padding wraps around once at most.")
+    return pos % size
