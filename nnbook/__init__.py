@@ -6,7 +6,7 @@
     x.grad                      # tensor([2., 4.])
 """
 from . import errors
-from .errors import (BackwardError, CheckpointError, DimError, DTypeError, GradcheckError,
+from .errors import (AnomalyError, BackwardError, ContractError, SignatureError, TeachingWarning, CheckpointError, DimError, DTypeError, GradcheckError,
                      InputError, NnbookError, ShapeError)
 from .tensor import (Tensor, arange, bool_, cat, enable_grad, float32, float64, full,
                      generator, int32, int64, is_grad_enabled, manual_seed, no_grad, ones,
@@ -28,4 +28,9 @@ sum, mean, max, argmax = map(_method, ("sum", "mean", "max", "argmax"))
 reshape, flatten, permute, transpose, matmul = map(
     _method, ("reshape", "flatten", "permute", "transpose", "matmul"))
 
+from . import autograd  # noqa: E402
+from .autograd import detect_anomaly  # noqa: E402
 from .gradcheck import GradcheckReport, gradcheck, gradcheck_report  # noqa: E402
+
+from . import nn, optim
+from .serialization import load, save

@@ -43,6 +43,10 @@ class BackwardError(NnbookError, RuntimeError):
     """Misuse of backward(), or a failure while running it."""
 
 
+class AnomalyError(NnbookError, FloatingPointError):
+    """detect_anomaly() found the first NaN or inf."""
+
+
 class GradcheckError(NnbookError, AssertionError):
     """Analytical and numerical gradients disagree."""
 

@@ -52,6 +52,8 @@ class enable_grad(no_grad):
 
 def apply(op, *inputs: "Tensor") -> "Tensor":
     """Check shapes with ``op.infer``, run ``op.forward`` and link the result into the graph."""
+    if _observers:
+        return _apply_observed(op, inputs)
     op.infer(*inputs)
     out = Tensor.__new__(Tensor)
     out.grad, out.requires_grad, out._op = None, False, None
@@ -64,6 +66,61 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
                 out.requires_grad, out._op = True, op
             return out
     out.data = op.forward(*[t.data for t in inputs])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Watching ops run: shape-only passes, recording, anomaly detection
+# ---------------------------------------------------------------------------
+# Each observer is a dict with any of: "meta" (run shape rules only, allocate
+# nothing), "sites" (remember the user's source line of every op), "anomaly"
+# (stop at the first NaN/inf) and "hook" (called as hook(op, inputs, out)).
+# While the list is empty apply() pays for one truth test.
+_observers: list[dict] = []
+
+
+@contextlib.contextmanager
+def observe(**observer):
+    """Install an observer for the duration of a ``with`` block (used by nnbook.inspect)."""
+    _observers.append(observer)
+    try:
+        yield observer
+    finally:
+        _observers.remove(observer)
+
+
+def meta_tensor(shape, dtype=DEFAULT_FLOAT) -> "Tensor":
+    """A tensor with a shape and a dtype but no memory: every element is one shared zero."""
+    t = Tensor.__new__(Tensor)
+    t.data = np.broadcast_to(np.zeros((), dtype=dtype), tuple(shape))
+    t.grad, t.requires_grad, t._op = None, False, None
+    return t
+
+
+def is_meta() -> bool:
+    return any(o.get("meta") for o in _observers)
+
+
+def _apply_observed(op, inputs):
+    from .errors import module_stack, user_line
+
+    op.layer = module_stack[-1] if module_stack else None
+    if any(o.get("sites") or o.get("anomaly") for o in _observers):
+        op.site = user_line()
+    if is_meta():
+        out = meta_tensor(op.infer(*inputs), op.out_dtype(*inputs))
+    else:
+        saved, _observers[:] = _observers[:], []
+        try:
+            out = apply(op, *inputs)
+        finally:
+            _observers[:] = saved
+        if any(o.get("anomaly") for o in _observers):
+            engine.check_finite(op, out.data, "forward")
+    for o in list(_observers):
+        hook = o.get("hook")
+        if hook is not None:
+            hook(op, inputs, out)
     return out
 
 
@@ -475,6 +532,9 @@ class _Cast(ew.Unary):
 
     def __init__(self, dtype):
         self.dtype = dtype
+
+    def out_dtype(self, x):
+        return self.dtype
 
     def forward(self, x):
         return x.astype(self.dtype)

@@ -140,8 +140,12 @@ class CustomRule(Op):
 
     def __init__(self, rule_name, rule_key, arg_names, args, out_arrays, run_rule,
                  recompute, teach=True, site=None):
+        from ..errors import module_stack, user_line
+
         self.name = rule_name
         self.site = site                    # where the rule is defined, for messages
+        self.layer = module_stack[-1] if module_stack else None
+        self.created_at = user_line()       # the user's line that ran the forward
         self.rule_key = rule_key
         self.arg_names = arg_names          # a name for each forward argument
         self.args = args                    # the forward arguments (Tensors or not)
@@ -186,6 +190,12 @@ class CustomRule(Op):
     # -- the contract ----------------------------------------------------------
     def fail(self, what, values=None, hint=None, cls=ContractError):
         line = f"{self.site} (the rule)" if self.site else False
+        if self.created_at:
+            values = (values + "\n" if values else "") + f"forward ran at {self.created_at}"
+        if self.layer:
+            path, layer_cls = self.layer
+            values = (values + "\n" if values else "") + \
+                f"in layer {path + ' (' + layer_cls + ')' if path else layer_cls}"
         raise cls(message(what, where=self.name, values=values, hint=hint, line=line))
 
     def check(self, returned) -> list:

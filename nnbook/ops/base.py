@@ -53,6 +53,13 @@ class Op:
     def infer(self, *inputs):
         raise NotImplementedError(f"{type(self).__name__} has no shape rule")
 
+    def out_dtype(self, *inputs):
+        """dtype of the result (for shape-only passes): the widest float input's."""
+        floats = [x.dtype for x in inputs if x.dtype.kind == "f"]
+        if floats:
+            return max(floats, key=lambda d: d.itemsize)
+        return inputs[0].dtype if inputs else np.dtype(np.float32)
+
     def forward(self, *arrays):
         raise NotImplementedError(f"{type(self).__name__} has no forward")
 
