@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""nnbook's one entry point. Needs only Python 3.10+; everything else goes into .venv/.
+
+    python3 dev.py lab          # set up .venv, open JupyterLab on notebooks/00_welcome.ipynb
+    python3 dev.py test [ARGS]  # set up .venv, run pytest on tests/ and strict nbval on notebooks/
+    python3 dev.py notebooks    # re-execute every notebook and normalise it (commit the result)
+    python3 dev.py setup        # only create or refresh .venv
+
+.venv is (re)installed with `pip install -e .[lab,test]` when it is missing, broken, made by
+another Python version, or older than pyproject.toml (a stamp file in .venv holds its hash).
+With CI=true, `test` also installs PyTorch (CPU) and makes the oracle tests compulsory.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / "nnbook-install.stamp"
+EXTRAS = "lab,test"
+NOTEBOOKS = ROOT / "notebooks"
+WELCOME = "00_welcome.ipynb"
+SANITIZE = NOTEBOOKS / "sanitize.cfg"
+TORCH_REQUIREMENT = "torch==2.13.0"  # exactly this: a bare `torch` may pull a multi-GB CUDA build
+
+if sys.version_info < (3, 10):
+    sys.exit(f"nnbook needs Python 3.10 or newer; this is {sys.version.split()[0]}.")
+
+
+def say(text: str) -> None:
+    print(f"[dev.py] {text}", flush=True)
+
+
+def run(cmd: list, **kwargs) -> int:
+    """Run a command, showing it first; return its exit code (Ctrl-C waits for it to stop)."""
+    shown = " ".join(str(c) for c in cmd)
+    say(f"$ {shown}" + (f"   (in {kwargs['cwd']})" if "cwd" in kwargs else ""))
+    proc = subprocess.Popen([str(c) for c in cmd], **kwargs)
+    if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
+        # `kill <dev.py>` stops the child too (a JupyterLab server must not be orphaned)
+        signal.signal(signal.SIGTERM, lambda signum, frame: proc.terminate())
+    while True:
+        try:
+            code = proc.wait()
+            return code if code >= 0 else 128 - code  # killed by signal N: 128 + N, as shells say
+        except KeyboardInterrupt:  # the child got the Ctrl-C too: let it shut down cleanly
+            continue
+
+
+def check(cmd: list, **kwargs) -> None:
+    code = run(cmd, **kwargs)
+    if code != 0:
+        say(f"failed with exit code {code}: {' '.join(str(c) for c in cmd)}")
+        sys.exit(code)
+
+
+def is_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+# ---------------------------------------------------------------------------
+# The virtual environment
+# ---------------------------------------------------------------------------
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def wanted_stamp() -> str:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return f"pyproject.toml sha256 {digest}; extras [{EXTRAS}]\n"
+
+
+def venv_version() -> str | None:
+    """The venv's Python as 'major.minor', or None if it is missing or broken."""
+    python = venv_python()
+    if not python.exists():
+        return None
+    try:
+        out = subprocess.run(
+            [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def ensure_venv() -> Path:
+    """Create .venv if needed and install nnbook[lab,test] into it if pyproject.toml changed."""
+    here = "%d.%d" % sys.version_info[:2]
+    found = venv_version()
+    if found is not None and found != here:
+        say(f".venv was made with Python {found}, this is Python {here}: making a new one")
+        shutil.rmtree(VENV)
+        found = None
+    elif found is None and VENV.exists():
+        say(".venv exists but its Python does not run: making a new one")
+        shutil.rmtree(VENV)
+    if found is None:
+        say(f"creating {VENV.relative_to(ROOT)} with Python {here}")
+        check([sys.executable, "-m", "venv", VENV])
+    python = venv_python()
+    stamp = STAMP.read_text() if STAMP.exists() else ""
+    if stamp != wanted_stamp():
+        say("installing nnbook and its tools into .venv "
+            + ("(first time)" if not stamp else "(pyproject.toml changed)"))
+        STAMP.unlink(missing_ok=True)  # a failed install must not look finished
+        check([python, "-m", "pip", "install", "-e", f".[{EXTRAS}]"], cwd=ROOT)
+        STAMP.write_text(wanted_stamp())
+    else:
+        say(".venv is up to date with pyproject.toml")
+    return python
+
+
+# ---------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------
+
+def cmd_setup(args: list) -> int:
+    ensure_venv()
+    return 0
+
+
+def wants_no_browser() -> bool:
+    """Open a browser unless asked not to or there is nothing to show it on."""
+    if os.environ.get("NNBOOK_NO_BROWSER", "").strip().lower() in ("1", "true", "yes"):
+        return True
+    if sys.platform.startswith("linux") or "bsd" in sys.platform:
+        return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return False  # macOS and Windows always have a desktop
+
+
+def cmd_lab(args: list) -> int:
+    python = ensure_venv()
+    cmd = [python, "-m", "jupyterlab", WELCOME]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        cmd.append("--allow-root")  # Jupyter refuses to start as root without it
+    if wants_no_browser() and "--no-browser" not in args:
+        say("no display found (or NNBOOK_NO_BROWSER=1): open the URL printed below yourself")
+        cmd.append("--no-browser")
+    return run(cmd + args, cwd=NOTEBOOKS)
+
+
+def nbval_args() -> list:
+    args = ["--nbval", "--nbval-current-env"]
+    if SANITIZE.exists():
+        args += ["--nbval-sanitize-with", str(SANITIZE.relative_to(ROOT))]
+    return args
+
+
+def names_paths(args: list) -> bool:
+    """True if the user gave pytest explicit test paths (then we don't add our own)."""
+    return any(not a.startswith("-") and (ROOT / a.split("::")[0]).exists() for a in args)
+
+
+def cmd_test(args: list) -> int:
+    python = ensure_venv()
+    env = dict(os.environ)
+    if is_ci():
+        say(f"CI=true: installing PyTorch for the oracle tests ({TORCH_REQUIREMENT})")
+        check([python, "-m", "pip", "install", TORCH_REQUIREMENT], cwd=ROOT)
+        env["NNBOOK_REQUIRE_TORCH"] = "1"
+        say("NNBOOK_REQUIRE_TORCH=1: oracle tests that cannot import torch fail instead of skipping")
+    paths = [] if names_paths(args) else ["tests", "notebooks"]
+    code = run([python, "-m", "pytest", *nbval_args(), *paths, *args], cwd=ROOT, env=env)
+    say(f"pytest exited with code {code}")
+    return code
+
+
+def cmd_notebooks(args: list) -> int:
+    python = ensure_venv()
+    return run([python, "tools/normalize_notebooks.py", "--execute", *(args or ["notebooks"])],
+               cwd=ROOT)
+
+
+COMMANDS = {"lab": cmd_lab, "test": cmd_test, "notebooks": cmd_notebooks, "setup": cmd_setup}
+
+
+def main(argv: list) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help") or argv[0] not in COMMANDS:
+        print(__doc__.strip())
+        return 0 if argv and argv[0] in ("-h", "--help", "help") else 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
