@@ -8,7 +8,7 @@ from collections import namedtuple
 import numpy as np
 
 from .autograd import engine
-from .errors import BackwardError, DTypeError, InputError, fmt_shape, message
+from .errors import BackwardError, DTypeError, InputError, ShapeError, fmt_shape, message
 from .ops import elementwise as ew
 from .ops import linalg, reduce, shape as shape_ops
 from .ops.shape import transpose_dims
@@ -373,6 +373,42 @@ class Tensor:
 
     def __rpow__(self, other):
         return _binary(ew.Pow(), self, other, reverse=True)
+
+    # In-place arithmetic changes .data and records nothing (PyTorch's w -= lr * w.grad).
+    def _inplace(self, other, ufunc, symbol):
+        if _grad_enabled and (self.requires_grad or self._op is not None):
+            raise BackwardError(message(
+                f"in-place {symbol} on a tensor that is part of the graph would make its "
+                "gradients wrong.",
+                values=f"tensor of shape {fmt_shape(self.shape)}, requires_grad=True",
+                hint=f"do parameter updates inside nb.no_grad() (with nb.no_grad(): "
+                f"w {symbol} lr * w.grad), or write w = w {symbol[0]} ... to build a new tensor."))
+        other = other.data if isinstance(other, Tensor) else other
+        shape = np.broadcast_shapes(self.shape, np.shape(other))
+        if shape != self.shape:
+            raise ShapeError(message(
+                f"in-place {symbol} cannot change the shape {fmt_shape(self.shape)} "
+                f"to {fmt_shape(shape)}.",
+                hint="the right-hand side must broadcast to the left-hand tensor's shape."))
+        ufunc(self.data, other, out=self.data, casting="same_kind")
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(other, np.add, "+=")
+
+    def __isub__(self, other):
+        return self._inplace(other, np.subtract, "-=")
+
+    def __imul__(self, other):
+        return self._inplace(other, np.multiply, "*=")
+
+    def __itruediv__(self, other):
+        return self._inplace(other, np.true_divide, "/=")
+
+    def zero_(self):
+        with no_grad():
+            self.data[...] = 0
+        return self
 
     def __neg__(self):
         return apply(ew.Neg(), self)

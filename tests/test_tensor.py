@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.errors import BackwardError, DTypeError, NnbookError
+from nnbook.errors import BackwardError, DTypeError, NnbookError, ShapeError
 
 
 def test_default_dtypes_follow_pytorch():
@@ -154,3 +154,18 @@ def test_repr_is_short_and_pytorch_like():
     assert "requires_grad=True" in repr(nb.tensor([1.0], requires_grad=True))
     assert "grad_fn=<mul>" in repr(nb.tensor([1.0], requires_grad=True) * 2)
     assert "dtype=nb.float64" in repr(nb.tensor([1.0], dtype=nb.float64))
+
+
+def test_in_place_update_under_no_grad_like_pytorch():
+    w = nb.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    before = w
+    with nb.no_grad():
+        w -= 0.5 * w.grad
+    assert w is before and w.requires_grad
+    np.testing.assert_allclose(w.data, [0.0, 0.0])
+    with pytest.raises(BackwardError, match=r"in-place -= on a tensor that is part of the graph"):
+        w -= 1.0
+    with pytest.raises(ShapeError, match=r"cannot change the shape \(2,\)"):
+        x = nb.ones(2)
+        x += nb.ones(3, 2)
