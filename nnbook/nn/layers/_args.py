@@ -1,0 +1,55 @@
+"""Checking the arguments a layer is built with, so a typo fails at construction."""
+from __future__ import annotations
+
+import numbers
+
+from ...errors import InputError, message
+
+
+def positive_int(cls: str, name: str, value, minimum: int = 1) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise InputError(message(
+            f"{name} must be an int >= {minimum}, got {value!r}.", where=cls,
+            hint=f"{name} counts channels, features or pixels: a whole number such as "
+            f"{max(minimum, 16)}."))
+    return int(value)
+
+
+def pair(cls: str, name: str, value, minimum: int = 1) -> tuple:
+    """An int or an (h, w) pair of ints -> (h, w)."""
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(items) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                  and v >= minimum for v in items):
+        raise InputError(message(
+            f"{name} must be an int >= {minimum} or a pair (h, w) of them, got {value!r}.",
+            where=cls, hint=f"e.g. {name}=3 or {name}=(3, 1)."))
+    return (int(items[0]), int(items[1]))
+
+
+def probability(cls: str, name: str, value) -> float:
+    if not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        raise InputError(message(
+            f"{name} must be a probability between 0 and 1, got {value!r}.", where=cls,
+            hint=f"{name}=0.5 zeroes half of the values during training."))
+    return float(value)
+
+
+def check_device(cls: str, device) -> None:
+    """PyTorch's ``device`` argument: nnbook computes on the CPU only."""
+    if device is not None and str(device).split(":")[0] != "cpu":
+        raise InputError(message(
+            f"nnbook runs on the CPU only; got device={device!r}.", where=cls,
+            hint="leave device out (or use device='cpu')."))
+
+
+def call_text(cls: str, positional=(), **keywords) -> str:
+    """'Conv2d(8, 32, 3, stride=2)': how a user would write a layer, defaults left out."""
+    parts = [_short(v) for v in positional]
+    parts += [f"{k}={_short(v)}" for k, v in keywords.items() if v is not None]
+    return f"{cls}({', '.join(parts)})"
+
+
+def _short(value) -> str:
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == value[1]:
+        return str(value[0])
+    return repr(value)

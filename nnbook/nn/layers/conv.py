@@ -1,0 +1,165 @@
+"""Conv2d and DepthwiseConv2d (a Conv2d with groups = channels)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError, ShapeError, fmt_shape, message
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+from ._args import call_text, check_device, pair, positive_int
+from .containers import mismatch_hint
+
+# Conv2d's padding_mode -> F.pad's mode
+_PADDING_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate",
+                  "circular": "circular"}
+
+
+class Conv2d(Module):
+    """2-D convolution over (N, C_in, H, W) with PyTorch's arguments and initialisation.
+
+    weight: (out_channels, in_channels / groups, kh, kw);  bias: (out_channels,).
+    ``padding_mode``: what the padding holds -- 'zeros', 'reflect', 'replicate', 'circular'.
+    H_out = floor((H + 2*padding - dilation*(kh - 1) - 1) / stride) + 1, likewise W.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
+                 padding=0, dilation=1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__()
+        cls = type(self).__name__
+        check_device(cls, device)
+        if padding_mode not in _PADDING_MODES:
+            raise InputError(message(
+                f"padding_mode must be one of {', '.join(map(repr, _PADDING_MODES))}, got "
+                f"{padding_mode!r}.", where=cls,
+                hint="'zeros' (the default) pads with zeros; 'reflect' mirrors the border."))
+        self.padding_mode = padding_mode
+        self.in_channels = positive_int(cls, "in_channels", in_channels)
+        self.out_channels = positive_int(cls, "out_channels", out_channels)
+        self.kernel_size = pair(cls, "kernel_size", kernel_size)
+        self.stride = pair(cls, "stride", stride)
+        self.padding = padding if padding in ("same", "valid") else pair(cls, "padding",
+                                                                          padding, 0)
+        self.dilation = pair(cls, "dilation", dilation)
+        self.groups = positive_int(cls, "groups", groups)
+        for name, size in (("in_channels", self.in_channels),
+                           ("out_channels", self.out_channels)):
+            if size % self.groups:
+                raise InputError(message(
+                    f"groups={self.groups} must divide {name} ({size}).", where=cls,
+                    hint="each group convolves in_channels/groups inputs into "
+                    "out_channels/groups outputs; pick groups dividing both."))
+        if padding_mode != "zeros" and isinstance(self.padding, str):
+            raise InputError(message(
+                f"padding={self.padding!r} works with padding_mode='zeros' only.", where=cls,
+                hint="give the padding as numbers, e.g. padding=kernel_size // 2."))
+        if self.padding == "same" and self.stride != (1, 1):
+            raise InputError(message(
+                "padding='same' needs stride 1.", where=cls,
+                hint="give the padding as a number instead, e.g. padding=kernel_size // 2."))
+        dtype = np.dtype(dtype or np.float32)
+        kh, kw = self.kernel_size
+        self.weight = Parameter(np.empty(
+            (self.out_channels, self.in_channels // self.groups, kh, kw), dtype))
+        self.bias = Parameter(np.empty((self.out_channels,), dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.default_weight_and_bias_(self.weight, self.bias)
+
+    def forward(self, input):
+        ndim = getattr(input, "ndim", 0)
+        if ndim in (3, 4) and input.shape[-3] != self.in_channels:
+            self._wrong_channels(input)
+        if self.padding_mode != "zeros":  # pad the border first, then convolve without padding
+            (ph, pw) = self.padding
+            input = F.pad(input, (pw, pw, ph, ph), mode=_PADDING_MODES[self.padding_mode])
+            return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation,
+                            self.groups)
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+    def _wrong_channels(self, input):
+        got = input.shape[-3]
+        values = (f"input {fmt_shape(input.shape)}   weight {fmt_shape(self.weight.shape)}"
+                  f"   groups={self.groups}")
+        raise ShapeError(message(
+            f"expects input with {self.in_channels} channels, got {got}.", values=values,
+            hint=mismatch_hint(self._with_in_channels(got), "channels", got,
+                               self.in_channels)))
+
+    def _with_in_channels(self, channels: int) -> str:
+        """This layer as a user would write it, taking ``channels`` input channels."""
+        groups = self.groups if channels % self.groups == 0 else None
+        return call_text("Conv2d", (channels, self.out_channels, self.kernel_size),
+                         **self._options(), groups=groups if groups != 1 else None)
+
+    def _options(self) -> dict:
+        options = {}
+        for name, default in (("stride", (1, 1)), ("padding", (0, 0)),
+                              ("dilation", (1, 1))):
+            if getattr(self, name) != default:
+                options[name] = getattr(self, name)
+        if self.bias is None:
+            options["bias"] = False
+        if self.padding_mode != "zeros":
+            options["padding_mode"] = self.padding_mode
+        return options
+
+    def extra_repr(self) -> str:
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class DepthwiseConv2d(Conv2d):
+    """Each channel convolved with its own ``depth_multiplier`` filters (Lua's
+    SpatialDepthWiseConvolution; Xception and MobileNet are built from it).
+
+    It is ``Conv2d(channels, channels * depth_multiplier, kernel_size, groups=channels)``:
+    weight (channels * depth_multiplier, 1, kh, kw) in PyTorch's grouped layout, so
+    output channel ``c * depth_multiplier + m`` is filter m of input channel c.
+    """
+
+    def __init__(self, channels: int, kernel_size, depth_multiplier: int = 1, stride=1,
+                 padding=0, dilation=1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None):
+        channels = positive_int("DepthwiseConv2d", "channels", channels)
+        multiplier = positive_int("DepthwiseConv2d", "depth_multiplier", depth_multiplier)
+        super().__init__(channels, channels * multiplier, kernel_size, stride, padding,
+                         dilation, groups=channels, bias=bias, padding_mode=padding_mode,
+                         device=device, dtype=dtype)
+        self.depth_multiplier = multiplier
+
+    @property
+    def channels(self) -> int:
+        return self.in_channels
+
+    def _with_in_channels(self, channels: int) -> str:
+        return call_text("DepthwiseConv2d", (channels, self.kernel_size),
+                         depth_multiplier=self.depth_multiplier
+                         if self.depth_multiplier != 1 else None, **self._options())
+
+    def extra_repr(self) -> str:
+        text = f"{self.in_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.depth_multiplier != 1:
+            text += f", depth_multiplier={self.depth_multiplier}"
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text

@@ -1,0 +1,90 @@
+"""Losses as modules: NLLLoss, CrossEntropyLoss, MSELoss (PyTorch's arguments).
+
+``reduction``: 'mean' (the default), 'sum', or 'none' for one loss per element.
+Class ``weight``s are kept as a buffer, so they travel with ``state_dict``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError, message
+from ...tensor import Tensor
+from .. import functional as F
+from ..module import Module, warn_at_user_line
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+class LegacyReductionWarning(UserWarning):
+    """size_average / reduce were given (deprecated in PyTorch too)."""
+
+
+def _check_reduction(cls: str, reduction, size_average=None, reduce=None) -> str:
+    if size_average is not None or reduce is not None:
+        # PyTorch's old flags: reduce=False keeps every loss, else size_average picks mean/sum.
+        keep = reduce is False
+        reduction = "none" if keep else ("sum" if size_average is False else "mean")
+        warn_at_user_line(LegacyReductionWarning(message(
+            "size_average and reduce are deprecated (in PyTorch too).", where=cls,
+            hint=f"use reduction={reduction!r}.", line=False)))
+    if reduction not in _REDUCTIONS:
+        raise InputError(message(
+            f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}.", where=cls,
+            hint="'mean' averages the losses of the batch, 'sum' adds them, 'none' keeps "
+            "one per element."))
+    return reduction
+
+
+class _WeightedLoss(Module):
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__()
+        cls = type(self).__name__
+        if weight is not None and not isinstance(weight, Tensor):
+            weight = Tensor(np.asarray(weight, dtype=np.float32))
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.reduction = _check_reduction(cls, reduction, size_average, reduce)
+
+    def extra_repr(self) -> str:
+        parts = [] if self.reduction == "mean" else [f"reduction={self.reduction!r}"]
+        if self.ignore_index != -100:
+            parts.append(f"ignore_index={self.ignore_index}")
+        return ", ".join(parts)
+
+
+class NLLLoss(_WeightedLoss):
+    """-input[n, target[n]]: the negative log-likelihood, given log-probabilities
+    (the output of LogSoftmax(dim=1)) and class indices."""
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """LogSoftmax(dim=1) and NLLLoss in one step: give it raw scores (logits)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class MSELoss(Module):
+    """mean((input - target)**2); the two shapes must be equal."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = _check_reduction("MSELoss", reduction, size_average, reduce)
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"

@@ -1,0 +1,81 @@
+"""Pooling: max and average over windows, adaptive average, and global average."""
+from __future__ import annotations
+
+from .. import functional as F
+from ..module import Module
+
+
+class MaxPool2d(Module):
+    """The maximum of each kernel_size window; ``stride`` defaults to ``kernel_size``.
+
+    H_out = floor((H + 2*padding - dilation*(k - 1) - 1) / stride) + 1 (ceil with ceil_mode).
+    """
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """The mean of each kernel_size window; ``stride`` defaults to ``kernel_size``."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size (H_out, W_out), whatever the input's size."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class GlobalAvgPool2d(Module):
+    """The mean of each channel over the whole image: (N, C, H, W) -> (N, C, 1, 1).
+
+    The two trailing 1s are kept, like Lua's GlobalAveragePooling and
+    ``AdaptiveAvgPool2d(1)``; follow it with ``Reshape(C)`` or ``Flatten()`` to get
+    (N, C) for a Linear layer.
+    """
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, 1)

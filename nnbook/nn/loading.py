@@ -1,0 +1,107 @@
+"""load_state_dict: check everything first, then copy -- never a half-loaded model."""
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..errors import CheckpointError, fmt_shape, message
+from ..tensor import Tensor
+
+
+def _as_array(key: str, value) -> np.ndarray:
+    array = value.data if isinstance(value, Tensor) else value
+    try:
+        array = np.asarray(array)
+    except Exception:  # numpy refuses some objects outright
+        array = np.asarray(None, dtype=object)
+    if array.dtype.kind not in "fiub":
+        raise CheckpointError(message(
+            f"the value for '{key}' is not numeric (numpy sees dtype {array.dtype}).",
+            where="load_state_dict", values=f"{key}: {type(value).__name__}",
+            hint="a state dict maps each path to a Tensor or a numeric numpy array, as "
+            "model.state_dict() and nb.load() give."))
+    return array
+
+
+def _close(name: str, candidates) -> str:
+    close = _close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _prefix_hint(missing: list, unexpected: list) -> str | None:
+    """Spot a whole checkpoint saved under (or without) a wrapper such as 'model.'."""
+    for have, want, verb in ((unexpected, missing, "strip"), (missing, unexpected, "add")):
+        if not have or not want:
+            continue
+        first = have[0]
+        for other in want:
+            if first.endswith("." + other):
+                prefix = first[: -len(other)]
+                wrapped = {k[len(prefix):] for k in have if k.startswith(prefix)}
+                if set(want) <= wrapped:
+                    return (f"every key in the checkpoint starts with '{prefix}'; load "
+                            f"{{k.removeprefix('{prefix}'): v for k, v in sd.items()}}"
+                            if verb == "strip" else
+                            f"the model's keys start with '{prefix}' and the checkpoint's "
+                            f"don't; load into the inner module (model.{prefix[:-1]}) "
+                            "instead")
+    return None
+
+
+def check_and_load(module, state_dict, strict: bool = True):
+    from .module import IncompatibleKeys
+
+    if not hasattr(state_dict, "items"):
+        raise CheckpointError(message(
+            f"load_state_dict() needs a dict of path -> tensor, got "
+            f"{type(state_dict).__name__}.",
+            where=f"{type(module).__name__}.load_state_dict",
+            hint="pass model.state_dict() from another model, or nb.load(path)."))
+    own = module.state_dict(keep_vars=True)
+    given = {str(k): v for k, v in state_dict.items()}
+    missing = [k for k in own if k not in given]
+    unexpected = [k for k in given if k not in own]
+    arrays, mismatched = {}, []
+    for key, target in own.items():
+        if key not in given:
+            continue
+        array = _as_array(key, given[key])
+        if array.shape != target.shape:
+            mismatched.append(f"{key}: the checkpoint has {fmt_shape(array.shape)}, "
+                              f"the model {fmt_shape(target.shape)}")
+        arrays[key] = array
+    if mismatched or (strict and (missing or unexpected)):
+        lines = []
+        if missing:
+            lines.append("missing from the checkpoint: " + ", ".join(
+                k + _close(k, unexpected) for k in missing))
+        if unexpected:
+            lines.append("not in the model: " + ", ".join(
+                k + _close(k, missing) for k in unexpected))
+        if mismatched:
+            lines.append("shapes differ:\n  " + "\n  ".join(mismatched))
+        counts = [f"{len(x)} {what}" for x, what in
+                  ((missing, "missing"), (unexpected, "unexpected"), (mismatched,
+                                                                      "of the wrong shape"))
+                  if x and (strict or what.startswith("of"))]
+        hint = _prefix_hint(missing, unexpected) or (
+            "the checkpoint was saved from a different architecture; build the same model "
+            "(same layers, sizes and order) before loading" + (
+                "" if mismatched else ", or pass strict=False to load only the keys that "
+                "match") + ".")
+        raise CheckpointError(message(
+            f"the state dict does not fit {type(module).__name__} "
+            f"({', '.join(counts)}); nothing was loaded.",
+            where=f"{type(module).__name__}.load_state_dict",
+            values="\n".join(lines), hint=hint))
+    # Everything fits: now copy, in place, so optimizers keep pointing at the same arrays.
+    for key, array in arrays.items():
+        target = own[key]
+        np.copyto(target.data, array, casting="unsafe")
+    return IncompatibleKeys(missing, unexpected)
+
+
+def _close_matches(word, candidates, n=3, cutoff=0.6):
+    import difflib  # only when a message needs it
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

@@ -1,0 +1,524 @@
+"""Module: the base class of every layer and model.
+
+Assigning a Parameter, a Module or a buffer to an attribute registers it, so a
+model can list what it holds by dotted path (``block.conv2.weight``; items of
+a Sequential by index, ``features.0.weight``).  Paths are joined in one place,
+:func:`~nnbook.nn.parameter.join_path`, and every message naming a layer uses
+it.  Calling a module runs ``forward`` with its path on the module stack, so an
+error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, NnbookError, message, module_stack, user_frame
+from ..tensor import Tensor
+from . import guard
+from .guard import describe_layer, running
+from .parameter import Parameter, join_path
+
+# Set by nnbook.inspect while it records a pass; called as
+# call_hook("start", module, path, inputs, None) before a forward runs and
+# call_hook("end", module, path, inputs, output) after it returns.
+call_hook = None
+
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class ModuleAttributeError(NnbookError, AttributeError):
+    """A missing or misspelt Module attribute, or one assigned before ``super().__init__()``."""
+
+
+class Module:
+    """Base class of layers and models (PyTorch's ``nn.Module``).
+
+    >>> class Net(nb.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nb.nn.Linear(4, 2)
+    ...     def forward(self, x):
+    ...         return self.fc(x)
+    >>> [name for name, _ in Net().named_parameters()]
+    ['fc.weight', 'fc.bias']
+    """
+
+    def __new__(cls, *args, **kwargs):
+        # The guard of seed 000 lives here, where the constructor's arguments are
+        # still at hand to show, and before __init__ allocates any weights.
+        if guard.building_forbidden():
+            call = guard.describe_call(cls, args, kwargs)
+            guard.check_build(call, f"self.{cls.__name__.lower()} = {call}")
+        return super().__new__(cls)
+
+    def __init__(self):
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent"] = set()
+        d["_modules"] = {}
+        d["_parents"] = []     # [(weakref to a parent Module, attribute name)]
+        d["_call_names"] = {}  # id(descendant) -> its name here, for call-time paths
+
+    # ------------------------------------------------------------------ calling
+    def forward(self, *args, **kwargs):
+        cls = type(self)
+        own = [n for n in dir(cls) if not n.startswith("_") and not hasattr(Module, n)]
+        close = _close_matches("forward", own, n=1, cutoff=0.7)
+        hint = (f"rename {close[0]}() to forward()." if close else
+                "define forward(self, x) in your class; calling the module runs it.")
+        raise ModuleAttributeError(message(
+            "this module has no forward() method, so calling it has nothing to run.",
+            where=cls.__name__, hint=hint))
+
+    def __call__(self, *args, **kwargs):
+        if running:
+            parent, parent_path = running[-1]
+            path = parent_path if parent is self else join_path(parent_path,
+                                                                parent._name_of(self))
+        else:
+            path = ""  # the outermost module called: messages show just its class
+        running.append((self, path))
+        module_stack.append((path, type(self).__name__))
+        hook = call_hook
+        try:
+            if hook is None:
+                return self.forward(*args, **kwargs)
+            hook("start", self, path, args, None)
+            out = self.forward(*args, **kwargs)
+            hook("end", self, path, args, out)
+            return out
+        finally:
+            running.pop()
+            module_stack.pop()
+
+    def _name_of(self, module) -> str:
+        """The dotted name of a descendant, relative to this module (cached by identity)."""
+        names = self.__dict__["_call_names"]
+        name = names.get(id(module))
+        if name is not None and (name[0] == "<" or self._resolve(name) is module):
+            return name
+        for name, m in self.named_modules():
+            if m is module and name:
+                break
+        else:  # held somewhere a module can't see (a plain list?)
+            name = f"<unregistered {type(module).__name__}>"
+        names[id(module)] = name
+        return name
+
+    def _resolve(self, name: str):
+        if "." not in name:
+            return self._modules.get(name)
+        module = self
+        for part in name.split("."):
+            module = module._modules.get(part) if module is not None else None
+        return module
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, (Parameter, Module)):
+            if params is None:
+                what = "nb.nn.Parameter(...)" if isinstance(value, Parameter) else \
+                    f"{type(value).__name__}(...)"
+                _raise_before_init(self, f"self.{name} = {what}")
+            kind = "_parameters" if isinstance(value, Parameter) else "_modules"
+            self._register(kind, name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                _raise_wrong_kind(self, name, value, "parameter")
+            self._register("_parameters", name, None)
+        elif params is not None and name in d["_modules"]:
+            if value is not None:
+                _raise_wrong_kind(self, name, value, "module")
+            self._register("_modules", name, None)
+        elif params is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                _raise_wrong_kind(self, name, value, "buffer")
+            self._register("_buffers", name, value)
+        else:
+            if params is not None and isinstance(value, (list, tuple, dict)):
+                _warn_hidden_modules(self, name, value)
+            object.__setattr__(self, name, value)
+
+    def _register(self, kind: str, name: str, value) -> None:
+        """Put ``value`` under ``name`` in registry ``kind``, keeping parent links right."""
+        d = self.__dict__
+        for other in _REGISTRIES:
+            old = d[other].pop(name, None) if other != kind else d[kind].get(name)
+            if old is not None and other != "_buffers":
+                _unlink(old, self, name)
+        if kind == "_modules" and value is not None:
+            if "_parents" not in value.__dict__:
+                raise ModuleAttributeError(message(
+                    f"the {type(value).__name__} assigned to self.{name} was never "
+                    "initialised: its __init__ did not call super().__init__().",
+                    where=describe_layer("", type(self).__name__),
+                    hint=f"add super().__init__() as the first line of "
+                    f"{type(value).__name__}.__init__."))
+        d[kind][name] = value
+        d[name] = value  # plain attribute lookup finds it without __getattr__ (fast)
+        if kind != "_buffers" and value is not None:
+            value.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
+        d["_call_names"].clear()
+        if kind != "_buffers":
+            d["_non_persistent"].discard(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        _check_name(self, name, "register_parameter", "_parameters")
+        if param is not None and not isinstance(param, Parameter):
+            _raise_wrong_kind(self, name, param, "parameter")
+        self._register("_parameters", name, param)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True):
+        """A tensor the module keeps and saves but does not learn (BatchNorm's running_mean)."""
+        _check_name(self, name, "register_buffer", "_buffers")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            _raise_wrong_kind(self, name, tensor, "buffer")
+        self._register("_buffers", name, tensor)
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        _check_name(self, name, "add_module", "_modules")
+        if module is not None and not isinstance(module, Module):
+            _raise_wrong_kind(self, name, module, "module")
+        self._register("_modules", name, module)
+
+    register_module = add_module
+
+    def __getattr__(self, name):
+        # Only reached when ordinary lookup fails.
+        d = self.__dict__
+        cls = type(self).__name__
+        if name.startswith("__") or name.startswith("_repr_") or name.startswith("_ipython"):
+            raise AttributeError(f"'{cls}' object has no attribute '{name}'")
+        if "_parameters" not in d:
+            raise ModuleAttributeError(message(
+                f"{cls} has no attribute '{name}' because {cls}.__init__ did not call "
+                "super().__init__().",
+                where=cls, hint=f"add super().__init__() as the first line of {cls}.__init__."))
+        for kind in _REGISTRIES:
+            if name in d[kind]:
+                return d[kind][name]
+        known = [n for n in list(d) + dir(type(self)) if not n.startswith("_")]
+        close = _close_matches(name, known, n=3, cutoff=0.6)
+        layers = ", ".join(describe_layer(n, type(m).__name__)
+                           for n, m in d["_modules"].items() if m is not None)
+        raise ModuleAttributeError(message(
+            f"this module has no attribute '{name}'.",
+            where=cls,
+            values=f"its layers: {layers}" if layers else None,
+            hint=(f"did you mean {' or '.join(repr(c) for c in close)}?" if close else
+                  "attributes exist once they are assigned (self.name = ...) in __init__; "
+                  "model.named_children() lists the layers."),
+        ))
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for kind in _REGISTRIES:
+            if name in d.get(kind, ()):
+                old = d[kind].pop(name)
+                d.pop(name, None)
+                if old is not None and kind != "_buffers":
+                    _unlink(old, self, name)
+                d["_call_names"].clear()
+                return
+        object.__delattr__(self, name)
+
+    def __setstate__(self, state):
+        # copy.deepcopy: the copy's parents and children are new objects, so the
+        # parent links are rebuilt here rather than copied.
+        self.__dict__.update(state)
+        self.__dict__["_parents"] = []
+        self.__dict__["_call_names"] = {}
+        for kind in ("_parameters", "_modules"):
+            for name, obj in state[kind].items():
+                if obj is not None:
+                    obj.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
+
+    # ----------------------------------------------------------------- walking
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """(path, module) for this module and every descendant, each module once."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, join_path(prefix, name), remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, kind: str, prefix: str, recurse: bool, remove_duplicate: bool):
+        seen = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
+        for module_path, module in modules:
+            for name, value in module.__dict__[kind].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield join_path(module_path, name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True):
+        """(path, parameter) pairs; a shared parameter is listed once, at its first path.
+
+        All paths of a parameter: ``param.paths``.
+        """
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at a dotted path: ``model.get_submodule('features.2')``."""
+        if target == "":
+            return self
+        module = self._resolve(target)
+        if module is None:
+            names = [n for n, _ in self.named_modules() if n]
+            close = _close_matches(target, names, n=3, cutoff=0.6)
+            raise ModuleAttributeError(message(
+                f"{type(self).__name__} has no submodule '{target}'.",
+                where=type(self).__name__,
+                hint=f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+                else "model.named_modules() lists every path."))
+        return module
+
+    # ------------------------------------------------------------------- state
+    def train(self, mode: bool = True) -> Module:
+        for module in self.modules():
+            module.__dict__["training"] = bool(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for param in self.parameters():
+            if set_to_none:
+                param.grad = None
+            elif param.grad is not None:
+                param.grad = Tensor(np.zeros_like(param.grad.data))
+
+    def apply(self, fn) -> Module:
+        """Call ``fn(module)`` on every descendant and then on this module (for custom init)."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, dtype=None, *args, **kwargs) -> Module:
+        """Convert floating point parameters and buffers to ``dtype``, in place.
+
+        ``'cpu'`` is accepted and changes nothing: nnbook runs on the CPU only.
+        """
+        dtype = kwargs.pop("dtype", dtype)
+        if isinstance(dtype, str) and dtype.split(":")[0] in ("cpu", "cuda", "mps"):
+            if not dtype.startswith("cpu"):
+                raise InputError(message(
+                    f"nnbook runs on the CPU only; got device '{dtype}'.",
+                    where=f"{type(self).__name__}.to", hint="leave the model on the CPU: "
+                    "drop the .to(device) call, or use .to('cpu')."))
+            dtype = args[0] if args else None
+        if dtype is None:
+            return self
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f":
+            raise DTypeError(message(
+                f"a model's parameters must stay floating point; got dtype {dtype}.",
+                where=f"{type(self).__name__}.to", hint="use nb.float32 or nb.float64."))
+        for module in self.modules():
+            for value in list(module._parameters.values()) + list(module._buffers.values()):
+                if value is not None and value.dtype.kind == "f":
+                    value.data = value.data.astype(dtype)
+                    if value.grad is not None:
+                        value.grad = Tensor(value.grad.data.astype(dtype))
+        return self
+
+    def float(self) -> Module:
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        return self.to(np.float64)
+
+    # -------------------------------------------------------------- state dicts
+    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
+        """path -> tensor for every parameter and persistent buffer (PyTorch's keys).
+
+        Values share memory with the model (``keep_vars=True`` gives the Parameters
+        themselves).  A shared layer appears under each of its paths, as in PyTorch.
+        ``prefix`` (e.g. ``'model.'``) is put in front of every key.
+        """
+        if destination is None:
+            destination = OrderedDict()
+        self._collect_state(destination, prefix.rstrip("."), keep_vars)
+        return destination
+
+    def _collect_state(self, destination, path: str, keep_vars: bool) -> None:
+        d = self.__dict__
+        for name, param in d["_parameters"].items():
+            if param is not None:
+                destination[join_path(path, name)] = param if keep_vars else Tensor(param.data)
+        for name, buf in d["_buffers"].items():
+            if buf is not None and name not in d["_non_persistent"]:
+                destination[join_path(path, name)] = buf if keep_vars else Tensor(buf.data)
+        for name, module in d["_modules"].items():
+            if module is not None:
+                module._collect_state(destination, join_path(path, name), keep_vars)
+
+    def load_state_dict(self, state_dict, strict: bool = True):
+        """Copy values from ``state_dict`` into this model's parameters and buffers.
+
+        Everything is checked first -- missing keys, unexpected keys, shapes -- and
+        reported together; nothing changes unless it all fits.  Values are cast to
+        each parameter's dtype.  With ``strict=False`` missing and unexpected keys are
+        allowed (shape mismatches never are); returns ``(missing_keys, unexpected_keys)``.
+        """
+        from .loading import check_and_load
+
+        return check_and_load(self, state_dict, strict)
+
+    # ----------------------------------------------------------------- printing
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr (override in layers)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, module in self._modules.items():
+            text = repr(module).replace("\n", "\n  ")
+            lines.append(f"({name}): {text}")
+        if not self._modules and len(lines) <= 1:
+            return f"{type(self).__name__}({extra})"
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# -- helpers for the registry ---------------------------------------------------------
+
+def _unlink(obj, parent: Module, name: str) -> None:
+    links = obj.__dict__.get("_parents")
+    if links:
+        links[:] = [(ref, n) for ref, n in links if not (ref() is parent and n == name)]
+
+
+def _check_name(module: Module, name, method: str, kind: str) -> None:
+    cls = type(module).__name__
+    if not isinstance(name, str) or not name or "." in name or "/" in name:
+        raise ModuleAttributeError(message(
+            f"{method}() needs a non-empty name without '.' or '/', got {name!r}.",
+            where=cls, hint="'.' joins names into paths (block.conv.weight); "
+            "use an underscore instead (conv_1)."))
+    d = module.__dict__
+    if "_parameters" not in d:
+        _raise_before_init(module, f"{method}('{name}', ...)")
+    if name not in d[kind] and (name in d or hasattr(type(module), name)):
+        raise ModuleAttributeError(message(
+            f"{method}(): {cls} already has an attribute '{name}'.",
+            where=cls, hint="choose another name."))
+
+
+def _raise_before_init(module: Module, action: str) -> None:
+    cls = type(module).__name__
+    raise ModuleAttributeError(message(
+        f"{action} came before super().__init__(), so {cls} has nowhere "
+        "to register it yet.",
+        where=f"{cls}.__init__",
+        hint=f"call super().__init__() first in {cls}.__init__, before assigning "
+        "layers or parameters."))
+
+
+def _raise_wrong_kind(module: Module, name: str, value, kind: str) -> None:
+    cls = type(module).__name__
+    need = {"parameter": "an nb.nn.Parameter or None", "module": "a Module or None",
+            "buffer": "a Tensor or None"}[kind]
+    got = type(value).__name__
+    hint = {
+        "parameter": f"wrap it: self.{name} = nb.nn.Parameter(value); or change the values "
+                     f"in place: with nb.no_grad(): self.{name}.data[...] = value.",
+        "module": f"assign a layer (self.{name} = nb.nn.Linear(...)), or delete the "
+                  f"layer first (del self.{name}) to reuse the name for something else.",
+        "buffer": f"wrap it: self.{name} = nb.tensor(value).",
+    }[kind]
+    raise ModuleAttributeError(message(
+        f"cannot assign a {got} to self.{name}, which is a registered {kind} of {cls}.",
+        where=cls, values=f"expected {need}", hint=hint))
+
+
+class HiddenModuleWarning(UserWarning):
+    """Layers stored in a plain list or dict, where the model cannot see them."""
+
+
+def _warn_hidden_modules(module: Module, name: str, value) -> None:
+    items = value.values() if isinstance(value, dict) else value
+    mine = {id(m) for m in module._modules.values()}
+    hidden = [m for m in items if isinstance(m, Module) and id(m) not in mine]
+    if not hidden:
+        return
+    cls = type(module).__name__
+    fix = (f"self.{name} = nb.nn.ModuleList([...])" if not isinstance(value, dict)
+           else "register each one: self.add_module(key, layer)")
+    warn_at_user_line(HiddenModuleWarning(message(
+        f"self.{name} is a plain {type(value).__name__} holding "
+        f"{len(hidden)} layer(s) ({', '.join(type(m).__name__ for m in hidden[:3])}"
+        f"{', ...' if len(hidden) > 3 else ''}); {cls} cannot see inside it, so "
+        "their parameters are missing from parameters(), the optimizer and "
+        "state_dict().", where=cls, hint=f"use {fix}.", line=False)))
+
+
+def warn_at_user_line(warning: Warning) -> None:
+    """Issue ``warning`` as if from the user's line that called into nnbook."""
+    frame = user_frame(1)
+    if frame is None:
+        warnings.warn(warning, stacklevel=2)
+    else:
+        warnings.warn_explicit(warning, type(warning), frame.f_code.co_filename,
+                               frame.f_lineno, module=frame.f_globals.get("__name__"))
+
+
+def _close_matches(word, candidates, n=3, cutoff=0.6):
+    import difflib  # only when a message needs it
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

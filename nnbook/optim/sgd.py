@@ -1,0 +1,43 @@
+"""Stochastic gradient descent, with PyTorch's momentum, dampening, nesterov and weight decay."""
+from __future__ import annotations
+
+from ..errors import InputError, message
+from .optimizer import Optimizer, _non_negative
+
+
+class SGD(Optimizer):
+    """p <- p - lr * g, where (with the gradient of the loss grad):
+
+        g = grad + weight_decay * p
+        if momentum:  buf = g at the first step, then momentum * buf + (1 - dampening) * g
+                      g = g + momentum * buf  (nesterov)  or  g = buf
+    """
+
+    def __init__(self, params, lr, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False):
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov)
+        super().__init__(params, defaults)
+
+    def _check_settings(self, group):
+        super()._check_settings(group)
+        _non_negative("SGD", "momentum", group["momentum"])
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise InputError(message(
+                "nesterov=True needs momentum > 0 and dampening = 0, got "
+                f"momentum={group['momentum']}, dampening={group['dampening']}.", where="SGD",
+                hint="e.g. SGD(params, lr=0.1, momentum=0.9, nesterov=True)."))
+
+    def _update(self, param, grad, group, state):
+        lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        if weight_decay:
+            grad = grad + weight_decay * param.data
+        if momentum:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.copy()
+            else:
+                buf *= momentum
+                buf += (1 - group["dampening"]) * grad
+            grad = grad + momentum * buf if group["nesterov"] else buf
+        param.data -= lr * grad
