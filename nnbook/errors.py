@@ -131,7 +131,8 @@ def warn_from_user_code(warning: Warning) -> None:
     """warnings.warn, attributed to the user's line rather than to nnbook's code."""
     import warnings
 
-    level, frame = 1, sys._getframe(1)
+    # stacklevel 1 is this function; 2 its caller; count up to the first user frame.
+    level, frame = 2, sys._getframe(1)
     while frame is not None and _is_library_frame(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)

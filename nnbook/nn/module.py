@@ -15,7 +15,8 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, NnbookError, message, module_stack, user_frame
+from ..errors import (DTypeError, InputError, NnbookError, message, module_stack,
+                      warn_from_user_code)
 from ..tensor import Tensor
 from . import guard
 from .guard import describe_layer, running
@@ -500,22 +501,12 @@ def _warn_hidden_modules(module: Module, name: str, value) -> None:
     cls = type(module).__name__
     fix = (f"self.{name} = nb.nn.ModuleList([...])" if not isinstance(value, dict)
            else "register each one: self.add_module(key, layer)")
-    warn_at_user_line(HiddenModuleWarning(message(
+    warn_from_user_code(HiddenModuleWarning(message(
         f"self.{name} is a plain {type(value).__name__} holding "
         f"{len(hidden)} layer(s) ({', '.join(type(m).__name__ for m in hidden[:3])}"
         f"{', ...' if len(hidden) > 3 else ''}); {cls} cannot see inside it, so "
         "their parameters are missing from parameters(), the optimizer and "
         "state_dict().", where=cls, hint=f"use {fix}.", line=False)))
-
-
-def warn_at_user_line(warning: Warning) -> None:
-    """Issue ``warning`` as if from the user's line that called into nnbook."""
-    frame = user_frame(1)
-    if frame is None:
-        warnings.warn(warning, stacklevel=2)
-    else:
-        warnings.warn_explicit(warning, type(warning), frame.f_code.co_filename,
-                               frame.f_lineno, module=frame.f_globals.get("__name__"))
 
 
 def _close_matches(word, candidates, n=3, cutoff=0.6):

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape, message
-from ..nn.module import warn_at_user_line
+from ..errors import warn_from_user_code
 from ..tensor import Tensor, no_grad
 
 
@@ -154,7 +154,7 @@ class Optimizer:
             hint = ("call loss.backward() before optimizer.step() (and optimizer.zero_grad() "
                     "before the next forward); if you did, the loss does not depend on these "
                     "parameters: they were not used in the forward pass.")
-        warn_at_user_line(UnusedParameterWarning(message(
+        warn_from_user_code(UnusedParameterWarning(message(
             what, where=name, values=listed, hint=hint + " (Each parameter is named once.)",
             line=False)))
 

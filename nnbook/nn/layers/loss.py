@@ -10,7 +10,8 @@ import numpy as np
 from ...errors import InputError, message
 from ...tensor import Tensor
 from .. import functional as F
-from ..module import Module, warn_at_user_line
+from ...errors import warn_from_user_code
+from ..module import Module
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -24,7 +25,7 @@ def _check_reduction(cls: str, reduction, size_average=None, reduce=None) -> str
         # PyTorch's old flags: reduce=False keeps every loss, else size_average picks mean/sum.
         keep = reduce is False
         reduction = "none" if keep else ("sum" if size_average is False else "mean")
-        warn_at_user_line(LegacyReductionWarning(message(
+        warn_from_user_code(LegacyReductionWarning(message(
             "size_average and reduce are deprecated (in PyTorch too).", where=cls,
             hint=f"use reduction={reduction!r}.", line=False)))
     if reduction not in _REDUCTIONS:
