@@ -126,6 +126,71 @@ def check_bprop_signature(cls) -> None:
 
 
 # --------------------------------------------------------------------------
+# Running a forward whose backward is a custom rule
+# --------------------------------------------------------------------------
+
+def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_site,
+               rule_site, teach=True):
+    """Run ``forward(*args)`` unrecorded and link its output(s) to one CustomRule node.
+
+    ``rule(outs, douts)`` computes the input gradients (``outs`` and ``douts`` are
+    lists of Tensors, one per output); ``recompute(*args)`` runs the forward again
+    for teaching mode.  Returns what the forward returned, now in the graph.
+    """
+    from ..errors import InputError
+    from ..tensor import Tensor, apply, is_grad_enabled, no_grad
+
+    with no_grad():
+        result = forward(*args)
+    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+    for o in outputs:
+        if not isinstance(o, Tensor):
+            raise InputError(message(
+                f"{name.split('.')[0]}'s forward returned a {type(o).__name__}; it must "
+                "return a Tensor (or a tuple of Tensors).",
+                where=name, line=forward_site,
+                hint="build the result with nnbook operations on the input tensors."))
+    if not (is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in args)):
+        return result
+
+    def again(*arrays):
+        it = iter(arrays)
+        fresh = [Tensor(next(it)) if isinstance(a, Tensor) else a for a in args]
+        with no_grad():
+            out = recompute(*fresh)
+        return [o.data for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+    node = CustomRule(name, key, arg_names, args, [o.data for o in outputs],
+                      lambda douts: rule(outputs, douts), again, teach=teach, site=rule_site)
+    packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
+    if len(outputs) == 1:
+        return packed
+    parts, start = [], 0
+    for o in outputs:
+        parts.append(packed[start:start + o.data.size].reshape(o.shape))
+        start += o.data.size
+    return tuple(parts)
+
+
+def run_bprop(module, args):
+    """Call ``module`` whose class defines ``bprop(self, *inputs, out, dout)``."""
+    cls = type(module)
+    names, _ = positional_names(cls.forward)
+    arg_names = [names[i] if i < len(names) else f"input {i}" for i in range(len(args))]
+
+    def rule(outs, douts):
+        out = outs[0] if len(outs) == 1 else tuple(outs)
+        dout = douts[0] if len(douts) == 1 else tuple(douts)
+        return module.bprop(*args, out, dout)
+
+    return run_custom(cls, f"{cls.__name__}.bprop", arg_names, args,
+                      forward=module.forward, recompute=module.forward, rule=rule,
+                      forward_site=definition_site(cls.forward),
+                      rule_site=definition_site(cls.bprop),
+                      teach=getattr(cls, "teaching", True))
+
+
+# --------------------------------------------------------------------------
 # The node in the graph
 # --------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import inspect
 
 
-from ..errors import InputError, SignatureError, message
-from .custom import CustomRule, definition_site, positional_names
+from ..errors import SignatureError, message
+from .custom import definition_site, positional_names, run_custom
 
 
 class FunctionCtx:
@@ -59,46 +59,17 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        from ..tensor import Tensor, apply, is_grad_enabled, no_grad
+        from ..tensor import Tensor
 
-        names = _argument_names(cls, len(args))
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
-        with no_grad():
-            result = cls.forward(ctx, *args)
-        outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-        for o in outputs:
-            if not isinstance(o, Tensor):
-                raise InputError(message(
-                    f"{cls.__name__}.forward returned a {type(o).__name__}; it must return "
-                    "a Tensor (or a tuple of Tensors).",
-                    where=f"{cls.__name__}.forward", line=definition_site(cls.forward),
-                    hint="build the result with nnbook operations on the input tensors."))
-        if not (is_grad_enabled() and any(needs)):
-            return result
-
-        def run_rule(grad_outputs):
-            return cls.backward(ctx, *grad_outputs)
-
-        def recompute(*arrays):
-            it = iter(arrays)
-            again = [Tensor(next(it)) if isinstance(a, Tensor) else a for a in args]
-            with no_grad():
-                out = cls.forward(FunctionCtx(needs), *again)
-            return [o.data for o in (out if isinstance(out, (tuple, list)) else [out])]
-
-        node = CustomRule(f"{cls.__name__}.backward", cls, names, args,
-                          [o.data for o in outputs], run_rule, recompute,
-                          teach=getattr(cls, "teaching", True),
-                          site=definition_site(cls.backward))
-        packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
-        if len(outputs) == 1:
-            return packed
-        parts, start = [], 0
-        for o in outputs:
-            parts.append(packed[start:start + o.data.size].reshape(o.shape))
-            start += o.data.size
-        return tuple(parts)
+        return run_custom(
+            cls, f"{cls.__name__}.backward", _argument_names(cls, len(args)), args,
+            forward=lambda *a: cls.forward(ctx, *a),
+            recompute=lambda *a: cls.forward(FunctionCtx(needs), *a),
+            rule=lambda out, douts: cls.backward(ctx, *douts),
+            forward_site=definition_site(cls.forward), rule_site=definition_site(cls.backward),
+            teach=getattr(cls, "teaching", True))
 
 
 def _argument_names(cls, n: int) -> list[str]:

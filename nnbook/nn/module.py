@@ -9,7 +9,6 @@ error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
 """
 from __future__ import annotations
 
-import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from ..errors import (DTypeError, InputError, NnbookError, message, module_stack,
                       warn_from_user_code)
+from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor
 from . import guard
 from .guard import describe_layer, running
@@ -90,14 +90,35 @@ class Module:
         hook = call_hook
         try:
             if hook is None:
+                if self._has_bprop:
+                    return self._call_with_bprop(args, kwargs)
                 return self.forward(*args, **kwargs)
             hook("start", self, path, args, None)
-            out = self.forward(*args, **kwargs)
+            out = self._call_with_bprop(args, kwargs) if self._has_bprop else \
+                self.forward(*args, **kwargs)
             hook("end", self, path, args, out)
             return out
         finally:
             running.pop()
             module_stack.pop()
+
+    # ------------------------------------------------------- custom backward
+    _has_bprop = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "bprop" in cls.__dict__:
+            check_bprop_signature(cls)  # refused here, at the class definition
+        cls._has_bprop = callable(getattr(cls, "bprop", None))
+
+    def _call_with_bprop(self, args, kwargs):
+        """forward runs unrecorded; backward is self.bprop(*inputs, out, dout)."""
+        if kwargs:
+            raise InputError(message(
+                f"{type(self).__name__} defines bprop, so its inputs must be passed "
+                f"positionally; got keyword argument(s) {', '.join(kwargs)}.",
+                hint="call it as module(x, y): bprop receives the same inputs in order."))
+        return run_bprop(self, args)
 
     def _name_of(self, module) -> str:
         """The dotted name of a descendant, relative to this module (cached by identity)."""
