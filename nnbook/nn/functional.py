@@ -170,16 +170,25 @@ def adaptive_avg_pool2d(input, output_size):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalise each channel; in training the running statistics are updated in place."""
-    fn = "batch_norm"
-    input = _tensor(fn, "input", input)
     if momentum is None:
-        _fail(fn, "momentum=None (a cumulative average) needs the number of batches seen, "
-              "which F.batch_norm does not keep.",
+        _fail("batch_norm", "momentum=None (a cumulative average) needs the number of "
+              "batches seen, which F.batch_norm does not keep.",
               hint="give a float momentum (default 0.1), or use nn.BatchNorm2d(C, "
               "momentum=None), whose num_batches_tracked counts the batches.")
+    return batch_norm_counted(input, running_mean, running_var, weight, bias, training,
+                              momentum, eps)
+
+
+def batch_norm_counted(input, running_mean, running_var, weight=None, bias=None,
+                       training=False, momentum=0.1, eps=1e-5, num_batches_tracked=None):
+    """batch_norm that also counts training batches in ``num_batches_tracked`` (a 0-d
+    int tensor), inside the op, as BatchNorm layers need (momentum=None uses the count)."""
+    fn = "batch_norm"
+    input = _tensor(fn, "input", input)
     op = nnops.BatchNorm(training, momentum, eps,
                          _array(fn, "running_mean", running_mean),
-                         _array(fn, "running_var", running_var))
+                         _array(fn, "running_var", running_var),
+                         _array(fn, "num_batches_tracked", num_batches_tracked))
     tensors = [input]
     if weight is not None or bias is not None:
         # bias without weight: a constant weight of ones (no gradient) takes its place

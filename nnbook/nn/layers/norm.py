@@ -62,17 +62,16 @@ class _BatchNorm(Module):
 
     def forward(self, input):
         self._check_input(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            self.num_batches_tracked.data += 1  # a 0-d array, changed in place
-            if self.momentum is None:  # a cumulative average of every batch so far
-                factor = 1.0 / int(self.num_batches_tracked.data)
         # Batch statistics while training, or whenever there are no running ones.
         use_batch = self.training or self.running_mean is None
         keep = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if keep else None,
-                            self.running_var if keep else None, self.weight, self.bias,
-                            use_batch, factor, self.eps)
+        # The op updates the running statistics and counts the batch, so a shape-only
+        # pass (nb.infer_shapes) leaves the layer untouched.
+        count = self.num_batches_tracked if self.training and self.track_running_stats \
+            else None
+        return F.batch_norm_counted(input, self.running_mean if keep else None,
+                                    self.running_var if keep else None, self.weight,
+                                    self.bias, use_batch, self.momentum, self.eps, count)
 
     def _check_input(self, input):
         ndim = getattr(input, "ndim", None)
