@@ -34,3 +34,5 @@ from .gradcheck import GradcheckReport, gradcheck, gradcheck_report  # noqa: E40
 
 from . import nn, optim
 from .serialization import load, save
+from . import inspect  # noqa: E402
+from .inspect import infer_shapes, summary  # noqa: E402

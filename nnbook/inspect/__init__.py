@@ -1,0 +1,15 @@
+"""Inspection: what a model does, as plain records the widgets draw.
+
+* :func:`infer_shapes` and :func:`summary` -- shapes, formulas and sizes without data;
+* :func:`record` -- module calls, the op graph and backward steps of a real pass;
+* :func:`trace_backward` -- a loss's backward, node by node, without touching ``.grad``;
+* :class:`GradientHistory` and :func:`gradient_stats` -- gradient statistics per parameter.
+"""
+from .records import (BackwardStep, BackwardTrace, GradientHistory, GradStats, ModuleCall,
+                      OpNode, Recording, gradient_stats, record, trace_backward)
+from .shapes import ShapeStep, ShapeTrace, infer_shapes
+from .summary import Summary, SummaryRow, summary
+
+__all__ = ["BackwardStep", "BackwardTrace", "GradStats", "GradientHistory", "ModuleCall",
+           "OpNode", "Recording", "ShapeStep", "ShapeTrace", "Summary", "SummaryRow",
+           "gradient_stats", "infer_shapes", "record", "summary", "trace_backward"]

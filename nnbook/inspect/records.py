@@ -1,0 +1,377 @@
+"""Records of a real pass: module calls, the graph of ops, backward steps, gradient statistics.
+
+Everything here is plain, frozen data with text and HTML reprs; the widgets only
+draw it.  Recording is opt-in:
+
+    with nb.inspect.record(model) as rec:
+        loss = criterion(model(x), y)
+        loss.backward()
+    rec.calls, rec.graph, rec.backward, rec.gradients
+
+and :func:`trace_backward` replays a loss's backward without touching ``.grad``.
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..autograd import engine
+from ..errors import fmt_shape
+from ..nn import module as module_mod
+from ..tensor import Tensor, observe
+
+
+# --------------------------------------------------------------------------
+# The records
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModuleCall:
+    path: str
+    layer: str
+    input_shapes: tuple
+    output_shape: tuple | None
+    depth: int
+
+    @property
+    def name(self):
+        return f"{self.path} ({self.layer})" if self.path else self.layer
+
+
+@dataclass(frozen=True)
+class OpNode:
+    """One op of the graph: its inputs are other nodes' ids or named leaves."""
+
+    id: int
+    op: str
+    layer: str | None           # 'features.2 (Conv2d)' or None outside any module
+    input_shapes: tuple
+    output_shape: tuple
+    inputs: tuple               # per input: ("node", id) or ("leaf", name) or ("const", "")
+    site: str | None            # the user's source line that created it
+    out: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """What one node did during backward, in the engine's order."""
+
+    order: int
+    node: int                   # OpNode.id
+    op: str
+    layer: str | None
+    dout: np.ndarray = field(repr=False, compare=False)
+    grads: tuple = field(repr=False, compare=False)   # per input: array or None
+    dout_norm: float = 0.0
+    grad_norms: tuple = ()      # per input: float or None
+
+
+@dataclass(frozen=True)
+class GradStats:
+    """Statistics of one parameter's gradient."""
+
+    path: str
+    shape: tuple
+    norm: float
+    mean: float
+    max_abs: float
+    zero_fraction: float
+    has_grad: bool
+
+    @classmethod
+    def of(cls, path, param):
+        g = param.grad
+        if g is None:
+            return cls(path, tuple(param.shape), 0.0, 0.0, 0.0, 1.0, False)
+        d = g.data.astype(np.float64)
+        return cls(path, tuple(param.shape), float(np.sqrt((d * d).sum())),
+                   float(d.mean()) if d.size else 0.0,
+                   float(np.abs(d).max()) if d.size else 0.0,
+                   float((d == 0).mean()) if d.size else 1.0, True)
+
+
+def gradient_stats(model) -> tuple:
+    """GradStats of every parameter of ``model``, by path, in registration order."""
+    return tuple(GradStats.of(path, p) for path, p in model.named_parameters())
+
+
+def _stats_table(stats) -> list[str]:
+    lines = [f"  {'parameter':<28} {'shape':<16} {'norm':>10} {'mean':>10} {'max |g|':>10} "
+             f"{'zeros':>6}"]
+    for s in stats:
+        if not s.has_grad:
+            lines.append(f"  {s.path:<28} {fmt_shape(s.shape):<16} {'no gradient':>10}")
+        else:
+            lines.append(f"  {s.path:<28} {fmt_shape(s.shape):<16} {s.norm:>10.3g} "
+                         f"{s.mean:>10.3g} {s.max_abs:>10.3g} {s.zero_fraction:>6.0%}")
+    return lines
+
+
+@dataclass(frozen=True)
+class BackwardTrace:
+    """The graph behind a tensor and what each node did in backward, in engine order."""
+
+    graph: tuple
+    steps: tuple
+    leaf_grads: tuple = ()      # (name, shape, array) for every leaf that got a gradient
+
+    def node(self, node_id) -> OpNode:
+        return next(n for n in self.graph if n.id == node_id)
+
+    def __str__(self):
+        lines = [f"backward through {len(self.graph)} op(s), in the engine's order:"]
+        for s in self.steps:
+            norms = ", ".join("--" if n is None else f"{n:.3g}" for n in s.grad_norms)
+            where = f" in {s.layer}" if s.layer else ""
+            lines.append(f"  {s.order:>3}. {s.op}{where}: |dout| = {s.dout_norm:.3g} -> "
+                         f"|grad| per input = [{norms}]")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<BackwardTrace: {len(self.graph)} ops, {len(self.steps)} steps>"
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Everything recorded inside ``with nb.inspect.record(model):``."""
+
+    calls: tuple
+    graph: tuple
+    backward: tuple
+    gradients: tuple            # GradStats per parameter after the block (model given)
+
+    def __str__(self):
+        lines = [f"{len(self.calls)} module call(s):"]
+        for c in self.calls:
+            ins = " ".join(fmt_shape(s) for s in c.input_shapes)
+            out = fmt_shape(c.output_shape) if c.output_shape is not None else "?"
+            lines.append(f"  {'  ' * c.depth}{c.name}: {ins} -> {out}")
+        lines.append(f"{len(self.graph)} op(s) in the graph, {len(self.backward)} backward step(s)")
+        if self.gradients:
+            lines += ["gradients:", *_stats_table(self.gradients)]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"<Recording: {len(self.calls)} calls, {len(self.graph)} ops, "
+                f"{len(self.backward)} backward steps>")
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+# --------------------------------------------------------------------------
+# Recording
+# --------------------------------------------------------------------------
+
+class _Recorder:
+    def __init__(self, model, keep_values: bool):
+        self.model = model
+        self.keep_values = keep_values
+        self.calls, self.depth = [], 0
+        self.nodes: dict[int, OpNode] = {}     # id(op) -> node
+        self.steps: list[BackwardStep] = []
+        self.leaf_names = _leaf_names(model)
+
+    def on_call(self, event, module, path, inputs, output):
+        if event == "start":
+            self.depth += 1
+            return
+        self.depth -= 1
+        self.calls.append(ModuleCall(path, type(module).__name__,
+                                     tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor)),
+                                     _out_shape(output), self.depth))
+
+    def on_op(self, op, inputs, out):
+        self.nodes[id(op)] = node_of(op, inputs, out, len(self.nodes), self.leaf_names,
+                                     self.nodes, keep=out.data if self.keep_values else None)
+
+    def on_backward(self, op, grad_out, grads):
+        node = self.nodes.get(id(op))
+        self.steps.append(_step(len(self.steps), node.id if node else -1, op, grad_out, grads))
+
+    def result(self) -> Recording:
+        stats = gradient_stats(self.model) if self.model is not None else ()
+        return Recording(tuple(self.calls), tuple(self.nodes.values()), tuple(self.steps), stats)
+
+
+def _out_shape(output):
+    if isinstance(output, Tensor):
+        return tuple(output.shape)
+    return None
+
+
+def _layer_text(op):
+    layer = getattr(op, "__dict__", {}).get("layer")
+    if not layer:
+        return None
+    path, cls = layer
+    return f"{path} ({cls})" if path else cls
+
+
+def _leaf_names(model) -> dict:
+    if model is None:
+        return {}
+    names = {}
+    for path, p in model.named_parameters():
+        names.setdefault(id(p), path)
+    for path, b in model.named_buffers():
+        names.setdefault(id(b), path)
+    return names
+
+
+def node_of(op, inputs, out, index, leaf_names, nodes, keep=None) -> OpNode:
+    refs = []
+    for t in inputs:
+        if t._op is not None and id(t._op) in nodes:
+            refs.append(("node", nodes[id(t._op)].id))
+        elif t._op is None and t.requires_grad:
+            refs.append(("leaf", leaf_names.get(id(t), "input")))
+        else:
+            refs.append(("const", leaf_names.get(id(t), "")))
+    return OpNode(index, op.name, _layer_text(op), tuple(tuple(t.shape) for t in inputs),
+                  tuple(out.shape), tuple(refs), getattr(op, "__dict__", {}).get("site"),
+                  keep)
+
+
+def _norm(a):
+    return None if a is None else float(np.sqrt(np.sum(np.asarray(a, dtype=np.float64) ** 2)))
+
+
+def _step(order, node_id, op, grad_out, grads) -> BackwardStep:
+    grads = tuple(None if g is None else np.array(g) for g in grads)
+    return BackwardStep(order, node_id, op.name, _layer_text(op), np.array(grad_out), grads,
+                        _norm(grad_out), tuple(_norm(g) for g in grads))
+
+
+@contextlib.contextmanager
+def record(model=None, keep_values: bool = False, sites: bool = True):
+    """Record module calls, the op graph and backward steps made inside the block.
+
+    ``model`` (optional) names leaf tensors by parameter path and adds gradient
+    statistics at the end; ``keep_values`` keeps each op's output array;
+    ``sites`` remembers the user's source line of each op (a little slower).
+    The yielded object becomes a :class:`Recording` when the block ends: use
+    ``rec.result`` inside the block, or the attributes after it.
+    """
+    recorder = _Recorder(model, keep_values)
+    holder = _RecordingHolder()
+    previous_call, previous_bwd = module_mod.call_hook, engine.backward_hook
+    module_mod.call_hook, engine.backward_hook = recorder.on_call, recorder.on_backward
+    try:
+        with observe(sites=sites, hook=recorder.on_op):
+            yield holder
+    finally:
+        module_mod.call_hook, engine.backward_hook = previous_call, previous_bwd
+        holder._set(recorder.result())
+
+
+class _RecordingHolder:
+    """Stands in for the Recording until the ``with`` block ends."""
+
+    def __init__(self):
+        self._rec = None
+
+    def _set(self, rec):
+        self._rec = rec
+
+    def __getattr__(self, name):
+        rec = self.__dict__.get("_rec")
+        if rec is None:
+            raise AttributeError(f"the recording is complete only after the with block; "
+                                 f"'{name}' is not available yet")
+        return getattr(rec, name)
+
+    def __str__(self):
+        return str(self._rec) if self._rec else "<recording in progress>"
+
+    def __repr__(self):
+        return repr(self._rec) if self._rec else "<recording in progress>"
+
+    def _repr_html_(self):
+        return self._rec._repr_html_() if self._rec else ""
+
+
+def trace_backward(root: Tensor, gradient=None, model=None) -> BackwardTrace:
+    """Replay the backward of ``root`` step by step without touching any ``.grad``.
+
+    The graph comes from the tensors themselves, so ``out`` of every node is
+    there (each node's output is held by the node that consumes it).
+    """
+    if root._op is None:
+        return BackwardTrace((), ())
+    order = engine.topological_order(root._op)
+    outputs = {id(root._op): root}
+    for op in order:
+        for t in op.inputs:
+            if t._op is not None:
+                outputs[id(t._op)] = t
+    leaf_names = _leaf_names(model)
+    nodes: dict[int, OpNode] = {}
+    for op in order:
+        out = outputs[id(op)]
+        nodes[id(op)] = node_of(op, op.inputs, out, len(nodes), leaf_names, nodes, keep=out.data)
+    steps: list[BackwardStep] = []
+    grad = np.ones(root.shape, dtype=root.dtype) if gradient is None else \
+        np.asarray(getattr(gradient, "data", gradient), dtype=root.dtype)
+
+    def hook(op, grad_out, grads):
+        steps.append(_step(len(steps), nodes[id(op)].id, op, grad_out, grads))
+    leaf = engine.run_backward(root, grad, accumulate=False, hook=hook)
+    leaves, seen = [], set()
+    for op in order:
+        for t in op.inputs:
+            if t._op is None and id(t) in leaf and id(t) not in seen:
+                seen.add(id(t))
+                leaves.append((leaf_names.get(id(t), "input"), tuple(t.shape), leaf[id(t)]))
+    return BackwardTrace(tuple(nodes.values()), tuple(steps), tuple(leaves))
+
+
+class GradientHistory:
+    """Gradient statistics per parameter path over training steps.
+
+        history = nb.inspect.GradientHistory(model)
+        for step in range(100):
+            ...; loss.backward(); history.record(); optimizer.step()
+        history.series("0.weight", "norm")
+
+    Costs nothing until ``record()`` is called, once per step.
+    """
+
+    def __init__(self, model):
+        self.model = model
+        self.steps: list[int] = []
+        self.stats: list[tuple] = []
+
+    def record(self, step: int | None = None) -> tuple:
+        stats = gradient_stats(self.model)
+        self.steps.append(len(self.steps) if step is None else int(step))
+        self.stats.append(stats)
+        return stats
+
+    @property
+    def paths(self) -> list[str]:
+        return [s.path for s in self.stats[-1]] if self.stats else \
+            [p for p, _ in self.model.named_parameters()]
+
+    def series(self, path: str, stat: str = "norm") -> np.ndarray:
+        """One statistic of one parameter over the recorded steps."""
+        return np.array([next(getattr(s, stat) for s in step if s.path == path)
+                         for step in self.stats])
+
+    def __len__(self):
+        return len(self.stats)
+
+    def __repr__(self):
+        return f"<GradientHistory: {len(self.stats)} steps, {len(self.paths)} parameters>"
+
+    def __str__(self):
+        if not self.stats:
+            return "GradientHistory: nothing recorded yet (call record() after backward)"
+        return "\n".join([f"GradientHistory, step {self.steps[-1]} of {len(self.stats)}:",
+                          *_stats_table(self.stats[-1])])

@@ -1,0 +1,231 @@
+"""Data-free shape inference: walk a model with each op's shape rule only.
+
+``infer_shapes(model, (10, 3, 16, 8))`` runs the model's forward on *meta*
+tensors -- a shape and a dtype, no memory -- so every op checks its inputs with
+the same rule its real forward uses, and nothing is computed.  User-written
+forwards are followed as they are, because they run.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError, NnbookError, ShapeError, fmt_shape, message
+from ..nn import module as module_mod
+from ..tensor import DEFAULT_FLOAT, Tensor, meta_tensor, no_grad, observe
+from . import cost
+
+
+@dataclass(frozen=True)
+class ShapeStep:
+    """One layer (or one op run directly in a container's forward) of a shape trace."""
+
+    index: int
+    path: str                 # dotted path; "" is the model itself
+    layer: str                # class name, or the op's name for ops in a container
+    input_shapes: tuple
+    output_shape: tuple | None
+    params: int = 0
+    trainable: bool = True
+    formula: tuple = ()       # one line per spatial dimension, numbers filled in
+    mult_adds: int = 0
+    depth: int = 0
+    kind: str = "layer"       # "layer", "op" or "error"
+    error: ShapeError | None = field(default=None, compare=False)
+    container: str = ""       # for an op step: the class whose forward ran it
+
+    @property
+    def name(self) -> str:
+        """'features.2 (Conv2d)', or '3 (Sum: add)' for an op in a container's forward."""
+        layer = f"{self.container}: {self.layer}" if self.container else self.layer
+        return f"{self.path} ({layer})" if self.path else layer
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass(frozen=True)
+class ShapeTrace:
+    """Every step's shapes up to the end or to the first mismatch (then ``error``)."""
+
+    model: str
+    input_shapes: tuple
+    steps: tuple
+    output_shape: tuple | None
+    error: ShapeError | None = field(default=None, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def raise_error(self) -> "ShapeTrace":
+        """Raise the recorded ShapeError, if any (infer_shapes itself never raises it)."""
+        if self.error is not None:
+            raise self.error
+        return self
+
+    def __len__(self):
+        return len(self.steps)
+
+    def __iter__(self):
+        return iter(self.steps)
+
+    def __getitem__(self, i):
+        return self.steps[i]
+
+    def __str__(self):
+        rows = [(str(s.index), s.name, " ".join(fmt_shape(x) for x in s.input_shapes),
+                 fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED")
+                for s in self.steps]
+        head = ("#", "layer", "input", "output")
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
+        lines = [f"shape trace of {self.model} on input "
+                 f"{', '.join(fmt_shape(s) for s in self.input_shapes)}",
+                 "  ".join(h.ljust(w) for h, w in zip(head, widths))]
+        for r, s in zip(rows, self.steps):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            lines.extend(" " * (widths[0] + 2) + "  " + f for f in s.formula)
+        if self.error is not None:
+            lines += ["", f"{type(self.error).__name__}: {self.error}"]
+        else:
+            lines.append(f"output {fmt_shape(self.output_shape)}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        state = "ok" if self.ok else f"failed at step {len(self.steps) - 1}"
+        return f"<ShapeTrace of {self.model}: {len(self.steps)} steps, {state}>"
+
+    def _repr_html_(self):
+        rows = []
+        for s in self.steps:
+            style = " style='color:#c62828'" if s.failed else ""
+            out = fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED"
+            formula = "<br>".join(html.escape(f) for f in s.formula)
+            rows.append(f"<tr{style}><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
+                        f"<td>{' '.join(fmt_shape(x) for x in s.input_shapes)}</td>"
+                        f"<td>{out}</td><td>{formula}</td></tr>")
+        tail = "" if self.error is None else \
+            f"<pre style='color:#c62828'>{html.escape(str(self.error))}</pre>"
+        return ("<table><tr><th>#</th><th>layer</th><th>input</th><th>output</th>"
+                "<th>formula</th></tr>" + "".join(rows) + "</table>" + tail)
+
+
+def _as_shapes(input_shape) -> list[tuple]:
+    """(10, 3, 16, 8) -> [(10, 3, 16, 8)];  [(4, 5), (4, 3)] -> two inputs."""
+    if isinstance(input_shape, Tensor):
+        return [input_shape.shape]
+    items = list(input_shape)
+    if items and all(isinstance(s, (tuple, list, Tensor)) for s in items):
+        return [tuple(s.shape) if isinstance(s, Tensor) else tuple(s) for s in items]
+    if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in items):
+        raise InputError(message(
+            f"input_shape must be a tuple of sizes like (10, 3, 16, 8), got {input_shape!r}.",
+            where="infer_shapes",
+            hint="give the full input shape including the batch dimension; for several "
+            "inputs, a list of shapes."))
+    return [tuple(int(s) for s in items)]
+
+
+class _Tracer:
+    """Collects steps from module-call and op events during a shape-only forward."""
+
+    def __init__(self, model):
+        self.model = model
+        self.steps: list[ShapeStep] = []
+        self.calls: list[dict] = []   # modules running now: their inputs and collected ops
+
+    def on_call(self, event, module, path, inputs, output):
+        if event == "start":
+            self.calls.append({"module": module, "path": path, "inputs": inputs,
+                               "formula": [], "mult_adds": 0,
+                               "leaf": not module._modules})
+            return
+        call = self.calls.pop()
+        if call["leaf"] or len(self.calls) == 0 and not self.steps:
+            self.add_layer_step(call, output)
+
+    def on_op(self, op, inputs, out):
+        call = self.calls[-1] if self.calls else None
+        formula = tuple(op.formula(*inputs)) if hasattr(op, "formula") else ()
+        macs = cost.mult_adds(op, inputs, out.shape)
+        if call is not None and call["leaf"]:
+            call["formula"].extend(formula)
+            call["mult_adds"] += macs
+            return
+        path = call["path"] if call is not None else ""
+        self.steps.append(ShapeStep(
+            index=len(self.steps), path=path, layer=op.name,
+            input_shapes=tuple(tuple(t.shape) for t in inputs), output_shape=tuple(out.shape),
+            formula=formula, mult_adds=macs, depth=max(len(self.calls) - 1, 0), kind="op",
+            container=type(call["module"]).__name__ if call is not None else ""))
+
+    def add_layer_step(self, call, output):
+        module = call["module"]
+        params = list(module.parameters())
+        self.steps.append(ShapeStep(
+            index=len(self.steps), path=call["path"], layer=type(module).__name__,
+            input_shapes=_shapes_of(call["inputs"]), output_shape=_shape_of(output),
+            params=sum(p.numel() for p in params),
+            trainable=any(p.requires_grad for p in params) if params else False,
+            formula=tuple(call["formula"]), mult_adds=call["mult_adds"],
+            depth=max(len(self.calls) - 1, 0)))
+
+    def add_error_step(self, err: ShapeError) -> ShapeError:
+        """Record the failing layer and return the error, with a pointer to the producer."""
+        call = self.calls[-1] if self.calls else None
+        inputs = _shapes_of(call["inputs"]) if call else ()
+        path = call["path"] if call else ""
+        layer = type(call["module"]).__name__ if call else type(self.model).__name__
+        producer = next((s for s in reversed(self.steps)
+                         if s.output_shape is not None and s.output_shape in inputs), None)
+        if producer is not None and producer.path != path and producer.name not in str(err):
+            text = (f"{err}\n  the input {fmt_shape(producer.output_shape)} comes from step "
+                    f"{producer.index}, {producer.name}: change that layer or this one so "
+                    "the two agree.")
+            new = type(err)(text)
+            new.__cause__ = err
+            err = new
+        self.steps.append(ShapeStep(
+            index=len(self.steps), path=path, layer=layer, input_shapes=inputs,
+            output_shape=None, depth=max(len(self.calls) - 2, 0), kind="error", error=err))
+        return err
+
+
+def _shape_of(x):
+    if isinstance(x, Tensor):
+        return tuple(x.shape)
+    if isinstance(x, (tuple, list)) and x and isinstance(x[0], Tensor):
+        return tuple(x[0].shape)
+    return None
+
+
+def _shapes_of(inputs) -> tuple:
+    return tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor))
+
+
+def infer_shapes(model, input_shape, dtype=DEFAULT_FLOAT) -> ShapeTrace:
+    """Walk ``model`` on an input of ``input_shape`` using shape rules only.
+
+    Returns a :class:`ShapeTrace`; a mismatch stops the walk and is kept in
+    ``trace.error`` (call ``trace.raise_error()`` to raise it).  Nothing is
+    allocated, so (1000, 3, 4096, 2048) costs as little as (1, 3, 8, 8); the
+    model's parameters, buffers and training flag are left untouched.
+    """
+    shapes = _as_shapes(input_shape)
+    inputs = [meta_tensor(s, dtype) for s in shapes]
+    tracer = _Tracer(model)
+    previous = module_mod.call_hook
+    module_mod.call_hook = tracer.on_call
+    error, output = None, None
+    try:
+        with no_grad(), observe(meta=True, hook=tracer.on_op):
+            output = model(*inputs)
+    except NnbookError as err:  # a mistake in the model: shapes, dtypes, arguments
+        error = tracer.add_error_step(err)
+    finally:
+        module_mod.call_hook = previous
+    return ShapeTrace(model=type(model).__name__, input_shapes=tuple(shapes),
+                      steps=tuple(tracer.steps), output_shape=_shape_of(output), error=error)
