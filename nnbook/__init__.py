@@ -4,10 +4,18 @@
     x = nb.tensor([1.0, 2.0], requires_grad=True)
     (x * x).sum().backward()
     x.grad                      # tensor([2., 4.])
+
+``import nnbook`` loads numpy and the core (tensors, ops, autograd); ``nb.nn``,
+``nb.optim``, ``nb.inspect`` and the functions built on them load on first use,
+and the widgets (``nnbook.widgets``) need the ``widgets`` extra.
 """
-from . import errors
-from .errors import (AnomalyError, BackwardError, ContractError, SignatureError, TeachingWarning, CheckpointError, DimError, DTypeError, GradcheckError,
-                     InputError, NnbookError, ShapeError)
+import importlib
+
+from . import autograd, errors
+from .autograd import detect_anomaly
+from .errors import (AnomalyError, BackwardError, CheckpointError, ContractError, DimError,
+                     DTypeError, GradcheckError, InputError, NnbookError, ShapeError,
+                     SignatureError, TeachingWarning)
 from .tensor import (Tensor, arange, bool_, cat, enable_grad, float32, float64, full,
                      generator, int32, int64, is_grad_enabled, manual_seed, no_grad, ones,
                      ones_like, rand, randint, randn, stack, tensor, zeros, zeros_like)
@@ -23,16 +31,36 @@ def _method(name):
     return fn
 
 
-exp, log, sqrt, tanh, sigmoid, relu = map(_method, ("exp", "log", "sqrt", "tanh", "sigmoid", "relu"))
+exp, log, sqrt, tanh, sigmoid, relu = map(_method, ("exp", "log", "sqrt", "tanh", "sigmoid",
+                                                    "relu"))
 sum, mean, max, argmax = map(_method, ("sum", "mean", "max", "argmax"))
 reshape, flatten, permute, transpose, matmul = map(
     _method, ("reshape", "flatten", "permute", "transpose", "matmul"))
 
-from . import autograd  # noqa: E402
-from .autograd import detect_anomaly  # noqa: E402
-from .gradcheck import GradcheckReport, gradcheck, gradcheck_report  # noqa: E402
+# Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
+_LAZY_MODULES = ("nn", "optim", "inspect", "serialization")
+_LAZY_NAMES = {
+    "gradcheck": ("autograd.gradcheck", "gradcheck"),
+    "gradcheck_report": ("autograd.gradcheck", "gradcheck_report"),
+    "GradcheckReport": ("autograd.gradcheck", "GradcheckReport"),
+    "save": ("serialization", "save"),
+    "load": ("serialization", "load"),
+    "infer_shapes": ("inspect", "infer_shapes"),
+    "summary": ("inspect", "summary"),
+}
 
-from . import nn, optim
-from .serialization import load, save
-from . import inspect  # noqa: E402
-from .inspect import infer_shapes, summary  # noqa: E402
+
+def __getattr__(name):
+    if name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        value = getattr(importlib.import_module(f".{module}", __name__), attr)
+    elif name in _LAZY_MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'nnbook' has no attribute '{name}'")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))

@@ -315,7 +315,7 @@ class CustomRule(Op):
     # -- teaching mode ---------------------------------------------------------------
     def compare_with_numbers(self, douts, grads):
         """Warn if the rule's gradients differ from central differences on these inputs."""
-        from ..gradcheck import diagnose, numerical_vjp
+        from .gradcheck import diagnose, numerical_vjp
 
         inputs = [x.astype(np.float64) for x in self.teach_inputs]
         douts64 = [d.astype(np.float64) for d in douts]

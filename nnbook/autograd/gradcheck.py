@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import GradcheckError, InputError, fmt_shape, message
-from .tensor import Tensor, no_grad
+from ..errors import GradcheckError, InputError, fmt_shape, message
+from ..tensor import Tensor, no_grad
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def _input_names(fn, n: int) -> list[str]:
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, type) and hasattr(owner, "forward"):  # Function.apply
         fn = owner.forward
-        from .autograd.custom import positional_names
+        from .custom import positional_names
 
         names, _ = positional_names(fn)
         return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
