@@ -43,15 +43,14 @@ def xception(torch_side: bool):
         import torch.nn as tnn
 
         class Sum(tnn.Module):
-            def __init__(self, *branches):
+            def __init__(self, *branches):  # branches named 0, 1, ... as nnbook's Sum
                 super().__init__()
-                self.branches = tnn.ModuleList(branches)
+                for i, branch in enumerate(branches):
+                    self.add_module(str(i), branch)
 
             def forward(self, x):
-                out = self.branches[0](x)
-                for b in self.branches[1:]:
-                    out = out + b(x)
-                return out
+                outs = [branch(x) for branch in self.children()]
+                return sum(outs[1:], outs[0])
         m = tnn
         dw = m.Conv2d(64, 64, 3, padding=1, groups=64)
         gap = [m.AdaptiveAvgPool2d(1), m.Flatten()]
@@ -228,12 +227,10 @@ def main(argv=None):
     print(f"nnbook {nb.__version__}, numpy {np.__version__}, torch {torch.__version__}, "
           f"{torch.get_num_threads()} torch threads; median of {args.rounds} rounds\n")
     print(f"{'':3}{'workload':<48}{'nnbook':>10}{'torch':>10}{'ratio':>8}{'target':>8}")
-    worst = True
     for key in args.which:
         title, make = WORKLOADS[key]
         ratio, t_nb, t_t = measure(*make(), rounds=args.rounds)
         ok = ratio <= TARGETS[key]
-        worst &= ok
         print(f"({key}) {title:<48}{t_nb * 1e3:>8.2f}ms{t_t * 1e3:>8.2f}ms{ratio:>7.2f}x"
               f"{'<= ' + str(TARGETS[key]):>8} {'ok' if ok else 'OVER'}")
     numpy_t, nnbook_t = import_cost()
