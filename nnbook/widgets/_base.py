@@ -1,0 +1,79 @@
+"""What every nnbook widget shares: a reused Figure, an Output redrawn by assignment, and a
+static fallback (short text + PNG) for places with no live front end.
+
+A widget subclass builds its controls, calls ``self._setup(controls)`` and implements
+``draw(fig)`` (draw the current view into a clean Figure, from records only) and
+``describe()`` (a short, deterministic text of the current view).  Control callbacks call
+``self.redraw()``.
+"""
+from __future__ import annotations
+
+import base64
+import io
+
+import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+PNG_DPI = 80
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The figure as PNG bytes; no timestamps or version text, so the bytes are stable."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+class NnbookWidget(widgets.VBox):
+    """Base class: controls above, the drawn view below."""
+
+    figsize = (8.0, 4.0)
+
+    def _setup(self, controls: list, extra=()) -> None:
+        self.figure = Figure(figsize=self.figsize)
+        FigureCanvasAgg(self.figure)  # draw without pyplot's global state
+        self.output = widgets.Output()
+        self.caption = widgets.HTML()
+        self.children = (*controls, self.caption, self.output, *extra)
+        self._png = b""
+        self.redraw()
+
+    # -- to implement -----------------------------------------------------------
+    def draw(self, fig: Figure) -> None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def caption_html(self) -> str:
+        return ""
+
+    # -- shared ---------------------------------------------------------------------
+    def redraw(self) -> None:
+        """Draw the current view and show it (assigning outputs: nothing leaks under nbval)."""
+        self.figure.clear()
+        self.draw(self.figure)
+        self._png = figure_png(self.figure)
+        self.caption.value = self.caption_html()
+        self.output.outputs = ({
+            "output_type": "display_data",
+            "data": {"image/png": base64.b64encode(self._png).decode("ascii"),
+                     "text/plain": self.describe()},
+            "metadata": {},
+        },)
+
+    def png(self) -> bytes:
+        return self._png
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        bundle = super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs) or {}
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        bundle = dict(bundle)
+        bundle["text/plain"] = self.describe()
+        bundle["image/png"] = base64.b64encode(self._png).decode("ascii")
+        return bundle
+
+    def __repr__(self):
+        return f"<{type(self).__name__}: {self.describe().splitlines()[0]}>"
