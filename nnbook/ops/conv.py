@@ -1,0 +1,532 @@
+"""2-D convolution (PyTorch's ``F.conv2d``): a shape rule, a forward and a backward.
+
+With the input zero-padded to ``xp`` and ``g(o)`` the input channels of output o's group::
+
+    y[n, o, h, w] = b[o] + sum_{c in g(o), i, j} W[o, c, i, j] · xp[n, c, s_h·h + d_h·i, s_w·w + d_w·j]
+
+Every output pixel is a dot product of the weight with one window of the input.
+Three ways of computing it are chosen per call; they give the same numbers:
+
+  pointwise  1×1 kernel, no padding: one GEMM over channels, no windows at all
+  depthwise  groups == C_in: kh·kw broadcast multiply-adds over shifted views
+  im2col     everything else: copy the window views into columns, then GEMMs
+
+The last two work on :class:`Planes`, a layout in which every kernel offset is
+one long contiguous slice (numpy is several times faster on long rows than on
+the short image rows of a strided 4-D view).
+
+Inputs are (N, C_in, H, W), or (C_in, H, W) for one unbatched sample as in
+PyTorch; the weight is (C_out, C_in/groups, kh, kw) and the bias (C_out,).
+"""
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, fmt_shape
+from .base import Op, check_ndim
+
+MINUS, DOT = "\u2212", "\u00b7"  # − and ·, for the formulas shown to students
+
+
+# ---------------------------------------------------------------------------
+# Arguments, shared with pool.py
+# ---------------------------------------------------------------------------
+
+def is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def as_pair(op: Op, value, name: str) -> tuple:
+    """An int or an (h, w) pair of ints as a pair; anything else is refused.
+
+    Only the type is checked here; the shape rule checks the values, where it
+    can show them next to the input's shape.
+    """
+    if is_int(value):
+        return (int(value), int(value))
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
+        return (int(value[0]), int(value[1]))
+    op.fail(f"{name} must be an int or a pair of ints (h, w), got {value!r}.",
+            hint=f"e.g. {name}=2 or {name}=(2, 1).", cls=InputError)
+
+
+def fmt_pair(name: str, pair) -> str:
+    return f"{name}={pair[0]}" if pair[0] == pair[1] else f"{name}=({pair[0]}, {pair[1]})"
+
+
+def span(kernel: int, dilation: int) -> int:
+    """Input pixels one dilated kernel row covers: d·(k − 1) + 1."""
+    return dilation * (kernel - 1) + 1
+
+
+# ---------------------------------------------------------------------------
+# Scratch arrays, reused from call to call
+# ---------------------------------------------------------------------------
+# Writing a freshly allocated large array costs a page fault (and the kernel
+# zeroing the page) every 4 KiB; for a convolution that was ~40% of its time.
+# Arrays that never leave one call of forward or backward (columns, planes,
+# temporaries) therefore come from here, one buffer per named slot and dtype,
+# kept per thread.  Two arrays alive at the same time must use different slots,
+# and nothing from here may be returned or saved on the op.
+_workspace = threading.local()
+
+
+def scratch(slot: str, shape, dtype, fill=None) -> np.ndarray:
+    """A reusable array of ``shape`` (contents undefined unless ``fill`` is given)."""
+    buffers = getattr(_workspace, "buffers", None)
+    if buffers is None:
+        buffers = _workspace.buffers = {}
+    dtype, size = np.dtype(dtype), math.prod(shape)
+    buffer = buffers.get((slot, dtype))
+    if buffer is None or buffer.size < size:
+        buffer = buffers[(slot, dtype)] = np.empty(size, dtype=dtype)
+    array = buffer[:size].reshape(shape)
+    if fill is not None:
+        array.fill(fill)
+    return array
+
+
+def release_scratch() -> None:
+    """Free this thread's scratch arrays (they are otherwise kept for the next call)."""
+    _workspace.buffers = {}
+
+
+# ---------------------------------------------------------------------------
+# Planes: the layout every kernel offset is one slice of
+# ---------------------------------------------------------------------------
+
+class Planes:
+    """A padded (N, C, H, W) batch stored so that each kernel offset is one slice.
+
+    Stride: the padded input splits into s_h·s_w phase images xp[a::s_h, b::s_w].
+    Kernel offset (i, j) reads phase ((d_h·i) % s_h, (d_w·j) % s_w) shifted by
+    ((d_h·i) // s_h, (d_w·j) // s_w), so every offset becomes a stride-1 shift
+    (with stride 1 there is one phase, the padded input itself).
+
+    Flat: each (Hp, Wp) phase image is stored as one row of P = Hp·Wp, the
+    samples of a channel one after the other::
+
+        data[phase, c, n·P + r·Wp + q] = phase image (r, q) of sample n, channel c
+
+    Output pixel (h, w) of sample n is column n·P + h·Wp + w, and kernel offset
+    (i, j) is the slice data[phase, :, off : off + N·P].  Columns with h ≥ H_out
+    or w ≥ W_out are spare: they are computed and dropped (gradients put zeros
+    there), which costs Hp·Wp / (H_out·W_out) more work and buys rows of N·P.
+
+    The arrays made here are scratch (see ``scratch``) except those of crop and
+    gather, which are returned to the user.
+    """
+
+    def __init__(self, in_shape, kernel, stride, dilation, top_left, out_hw):
+        self.n, self.c, self.h, self.w = in_shape
+        self.stride, self.top_left, self.out_hw = stride, top_left, out_hw
+        # Reach of the kernel beyond the first phase pixel, in phase pixels.
+        reach = [d * (k - 1) // s for k, s, d in zip(kernel, stride, dilation)]
+        self.hp, self.wp = out_hw[0] + reach[0], out_hw[1] + reach[1]
+        self.cols = self.n * self.hp * self.wp                  # N·P
+        self.slack = reach[0] * self.wp + reach[1]              # the largest offset
+        self.phases = stride[0] * stride[1]
+        self.taps = []                                          # (i, j, phase, offset)
+        for i in range(kernel[0]):
+            (ri, a) = divmod(dilation[0] * i, stride[0])
+            for j in range(kernel[1]):
+                (rj, b) = divmod(dilation[1] * j, stride[1])
+                self.taps.append((i, j, a * stride[1] + b, ri * self.wp + rj))
+
+    def _phase_parts(self):
+        """For each phase: (phase, pixels of x it holds, where they go in the phase image)."""
+        (sh, sw), (top, left) = self.stride, self.top_left
+        for a in range(sh):
+            rows = _phase_range(a, top, sh, self.h, self.hp)
+            for b in range(sw):
+                cols = _phase_range(b, left, sw, self.w, self.wp)
+                if rows and cols:
+                    yield a * sw + b, (rows[0], cols[0]), (rows[1], cols[1])
+
+    def scatter(self, x, fill=0.0):
+        """x (N, C, H, W) -> scratch data (phases, C, N·P + slack), ``fill`` where x isn't."""
+        data = scratch("planes", (self.phases, self.c, self.cols + self.slack), x.dtype, fill)
+        images = self.images(data)
+        for phase, src, dst in self._phase_parts():
+            images[phase][(..., *dst)] = x[(..., *src)].transpose(1, 0, 2, 3)
+        return data
+
+    def images(self, data):
+        """data as (phases, C, N, Hp, Wp) phase images (a view)."""
+        return data[:, :, :self.cols].reshape(self.phases, self.c, self.n, self.hp, self.wp)
+
+    def zeros(self, dtype):
+        """Scratch planes of zeros, to add gradients into."""
+        return scratch("grad_planes", (self.phases, self.c, self.cols + self.slack), dtype, 0)
+
+    def gather(self, data):
+        """The adjoint of scatter, for gradients: data -> (N, C, H, W), a new array."""
+        images = self.images(data)
+        x = np.zeros((self.n, self.c, self.h, self.w), dtype=data.dtype)
+        for phase, src, dst in self._phase_parts():
+            x[(..., *src)] = images[phase][(..., *dst)].transpose(1, 0, 2, 3)
+        return x
+
+    def crop(self, out):
+        """out (K, N·P) in output columns -> (N, K, H_out, W_out), a new array."""
+        ho, wo = self.out_hw
+        grid = out.reshape(-1, self.n, self.hp, self.wp)[:, :, :ho, :wo]
+        result = np.empty((self.n, grid.shape[0], ho, wo), dtype=out.dtype)
+        result[...] = grid.transpose(1, 0, 2, 3)  # a copy even when out is scratch
+        return result
+
+    def spread(self, y, slot="grad_out"):
+        """The adjoint of crop: y (N, K, H_out, W_out) -> scratch (K, N·P), 0 in spare columns."""
+        ho, wo = self.out_hw
+        out = scratch(slot, (y.shape[1], self.cols), y.dtype, 0)
+        out.reshape(-1, self.n, self.hp, self.wp)[:, :, :ho, :wo] = y.transpose(1, 0, 2, 3)
+        return out
+
+
+def _phase_range(a, pad, stride, size, phase_size):
+    """Input pixels k, k + s, ... landing in phase a, and their phase pixels (or None)."""
+    first = (a - pad) % stride                       # first input pixel with (k + pad) % s == a
+    start = (first + pad) // stride                  # its pixel in the phase image
+    count = min(-(-(size - first) // stride), phase_size - start)
+    if count <= 0:
+        return None
+    return (slice(first, first + stride * (count - 1) + 1, stride), slice(start, start + count))
+
+
+# ---------------------------------------------------------------------------
+# The op
+# ---------------------------------------------------------------------------
+
+class Conv2d(Op):
+    """y = conv2d(x, W) + b, with stride, padding, dilation and groups as in PyTorch.
+
+    ``padding`` is an int, an (h, w) pair, or "valid" (none) or "same" (output as
+    large as the input, stride 1 only; an odd total pads the extra one at the
+    end), as in ``torch.nn.functional.conv2d``.
+    """
+
+    name = "conv2d"
+
+    def __init__(self, stride=1, padding=0, dilation=1, groups=1):
+        self.stride = as_pair(self, stride, "stride")
+        self.dilation = as_pair(self, dilation, "dilation")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                self.fail(f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}.",
+                          hint="e.g. padding=1, padding=(1, 0) or padding='same'.",
+                          cls=InputError)
+            self.padding = padding
+        else:
+            self.padding = as_pair(self, padding, "padding")
+        if not is_int(groups):
+            self.fail(f"groups must be an int, got {groups!r}.", cls=InputError,
+                      hint="groups=1 is an ordinary convolution; groups=C_in is depthwise.")
+        self.groups = int(groups)
+
+    # -- shape rule: reads only .shape, .dtype and .ndim ----------------------------
+    def infer(self, x, weight, bias=None):
+        check_ndim(self, x, (3, 4), "input", "(N, C_in, H, W)")
+        check_ndim(self, weight, (4,), "weight", "(C_out, C_in/groups, kh, kw)")
+        self._check_dtypes(x, weight, bias)
+        self._check_hyper(x, weight)
+        self._check_channels(x, weight)
+        c_out = weight.shape[0]
+        if bias is not None and tuple(bias.shape) != (c_out,):
+            self.fail(f"expects a bias of shape ({c_out},), one value per output channel, "
+                      f"got {fmt_shape(bias.shape)}.",
+                      values=self._values(x, weight) + f"   bias {fmt_shape(bias.shape)}",
+                      hint=f"make the bias a 1-D array of {c_out} values, or pass bias=None.")
+        self.pads = self._pads(weight.shape[2:])
+        self.out_hw = self._out_size(x, weight)
+        return tuple(x.shape[:-3]) + (c_out,) + self.out_hw
+
+    def _values(self, x, weight) -> str:
+        parts = [f"input {fmt_shape(x.shape)}", f"weight {fmt_shape(weight.shape)}"]
+        if self.stride != (1, 1):
+            parts.append(fmt_pair("stride", self.stride))
+        if isinstance(self.padding, str):
+            parts.append(f"padding={self.padding!r}")
+        elif self.padding != (0, 0):
+            parts.append(fmt_pair("padding", self.padding))
+        if self.dilation != (1, 1):
+            parts.append(fmt_pair("dilation", self.dilation))
+        parts.append(f"groups={self.groups}")
+        return "   ".join(parts)
+
+    def _check_dtypes(self, x, weight, bias):
+        if x.dtype.kind != "f":
+            self.fail(f"needs a floating point input, got {x.dtype}.",
+                      values=f"input {fmt_shape(x.shape)} {x.dtype}", cls=DTypeError,
+                      hint="convert it first: x.float().")
+        for what, t in (("weight", weight), ("bias", bias)):
+            if t is not None and t.dtype != x.dtype:
+                self.fail(f"input and {what} must have the same dtype, got {x.dtype} and "
+                          f"{t.dtype}.", values=self._values(x, weight), cls=DTypeError,
+                          hint="convert one of them: x.float() / x.double(), or "
+                          "model.float() / model.double() for a model's parameters.")
+
+    def _check_hyper(self, x, weight):
+        values = self._values(x, weight)
+        for name, pair in (("stride", self.stride), ("dilation", self.dilation)):
+            if min(pair) < 1:
+                self.fail(f"{name} must be at least 1, got {fmt_pair(name, pair)}.",
+                          values=values, hint=f"{name}=1 is the usual value.")
+        if isinstance(self.padding, tuple) and min(self.padding) < 0:
+            self.fail(f"padding must be at least 0, got {fmt_pair('padding', self.padding)}.",
+                      values=values, hint="padding adds that many zeros on each side; to "
+                      "shrink the input, crop it or use a larger kernel or a stride.")
+        if self.padding == "same" and self.stride != (1, 1):
+            self.fail("padding='same' needs stride 1: with a larger stride the output "
+                      "cannot be as large as the input.", values=values,
+                      hint="give the padding as a number instead, e.g. padding=k // 2.")
+        if self.groups < 1:
+            self.fail(f"groups must be at least 1, got groups={self.groups}.", values=values,
+                      hint="groups=1 is an ordinary convolution; groups=C_in is depthwise.")
+        if min(weight.shape) < 1:
+            self.fail(f"the weight has an empty dimension: {fmt_shape(weight.shape)}.",
+                      values=values, hint="check the channels and kernel_size given to "
+                      "the layer; each must be at least 1.")
+
+    def _check_channels(self, x, weight):
+        c_in, (c_out, per_group), g = x.shape[-3], weight.shape[:2], self.groups
+        values = self._values(x, weight)
+        if c_out % g or c_in % g:
+            bad, size = ("out_channels", c_out) if c_out % g else ("in_channels", c_in)
+            common = [d for d in range(1, math.gcd(c_in, c_out) + 1)
+                      if c_in % d == 0 and c_out % d == 0]
+            self.fail(f"groups={g} must divide {bad} ({size}).", values=values,
+                      hint="groups must divide both in_channels and out_channels; here "
+                      f"groups can be {', '.join(map(str, common))}.")
+        if c_in != per_group * g:
+            per = f" ({per_group} per group × {g} groups)" if g > 1 else ""
+            kh, kw = weight.shape[2:]
+            kernel = kh if kh == kw else (kh, kw)
+            extra = f", groups={g}" if g > 1 else ""
+            self.fail(f"expects input with {per_group * g} channels{per}, got {c_in}.",
+                      values=values,
+                      hint=f"the layer before outputs {c_in} channels; use "
+                      f"Conv2d({c_in}, {c_out}, {kernel}{extra}) or make the layer before "
+                      f"output {per_group * g} channels.")
+
+    def _pads(self, kernel) -> tuple:
+        """((top, bottom), (left, right)): the zeros added around the input."""
+        if self.padding == "valid":
+            return ((0, 0), (0, 0))
+        if self.padding == "same":  # d·(k − 1) in all, the odd one at the end (as PyTorch)
+            totals = [d * (k - 1) for k, d in zip(kernel, self.dilation)]
+            return tuple((t // 2, t - t // 2) for t in totals)
+        return tuple((p, p) for p in self.padding)
+
+    def _out_size(self, x, weight) -> tuple:
+        out = []
+        for axis, name in enumerate(("height", "width")):
+            size, k = x.shape[-2 + axis], weight.shape[2 + axis]
+            d, s, (p0, p1) = self.dilation[axis], self.stride[axis], self.pads[axis]
+            reach = span(k, d)
+            if size + p0 + p1 < reach:
+                self.fail(
+                    f"the kernel spans {reach} pixels in {name} but the padded input has "
+                    f"only {size + p0 + p1} ({size} + {p0 + p1} padding), so no output "
+                    "pixel fits.", values=self._values(x, weight),
+                    hint="the input is too small for this layer: remove a stride or pooling "
+                    "before it, add padding, or use a smaller kernel or dilation.")
+            out.append((size + p0 + p1 - reach) // s + 1)
+        return tuple(out)
+
+    def formula(self, x, weight, bias=None) -> list:
+        """['H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8', 'W_out = ...']."""
+        out_hw = self.infer(x, weight, bias)[-2:]
+        lines = []
+        for axis, name in enumerate("HW"):
+            (p0, p1), k = self.pads[axis], weight.shape[2 + axis]
+            pad = f"2{DOT}{p0}" if p0 == p1 else f"{p0} + {p1}"
+            lines.append(
+                f"{name}_out = floor(({x.shape[-2 + axis]} + {pad} {MINUS} "
+                f"{self.dilation[axis]}{DOT}({k} {MINUS} 1) {MINUS} 1) / {self.stride[axis]})"
+                f" + 1 = {out_hw[axis]}")
+        return lines
+
+    # -- which algorithm ----------------------------------------------------------------
+    def _path(self, c_in, kernel) -> str:
+        if kernel == (1, 1) and self.pads == ((0, 0), (0, 0)):
+            return "pointwise"
+        # With one input channel "depthwise" is an ordinary conv with C_out filters,
+        # which the GEMM does in one pass instead of C_out.
+        if self.groups == c_in > 1:
+            return "depthwise"
+        return "im2col"
+
+    # -- forward ------------------------------------------------------------------------
+    def forward(self, x, weight, bias=None):
+        self.unbatched = x.ndim == 3
+        if self.unbatched:
+            x = x[None]
+        self.x_shape, self.weight = x.shape, weight
+        self.path = self._path(x.shape[1], weight.shape[2:])
+        # Only dL/dW needs the input again (nothing is kept without a graph); its
+        # planes or columns are rebuilt from it in backward, in scratch memory.
+        needs = getattr(self, "needs_input_grad", (False, False))
+        self.saved = x if needs[1] else None
+        out = getattr(self, "_forward_" + self.path)(x, weight)
+        if bias is not None:
+            out += bias.reshape(-1, 1, 1)
+        return out[0] if self.unbatched else out
+
+    def _planes(self):
+        (top, _), (left, _) = self.pads
+        return Planes(self.x_shape, self.weight.shape[2:], self.stride, self.dilation,
+                      (top, left), self.out_hw)
+
+    def _forward_pointwise(self, x, weight):
+        # 1×1 kernel: y[n, o] = sum_c W[o, c] · x[n, c] at every pixel; a stride only samples.
+        n, c = x.shape[:2]
+        g, (ho, wo) = self.groups, self.out_hw
+        xs = x[:, :, ::self.stride[0], ::self.stride[1]]
+        w_g = weight.reshape(g, -1, c // g)                       # (G, O/G, C/G)
+        return np.matmul(w_g, self._sampled(x)).reshape(n, -1, ho, wo)  # N·G GEMMs
+
+    def _sampled(self, x):
+        """The pixels a strided 1×1 kernel reads, (N, G, C/G, H_out·W_out)."""
+        n, c = x.shape[:2]
+        xs = x[:, :, ::self.stride[0], ::self.stride[1]]
+        if self.stride == (1, 1):
+            return xs.reshape(n, self.groups, c // self.groups, -1)
+        out = scratch("cols", (n, self.groups, c // self.groups) + xs.shape[2:], x.dtype)
+        out.reshape(xs.shape)[...] = xs
+        return out.reshape(n, self.groups, c // self.groups, -1)
+
+    def _forward_im2col(self, x, weight):
+        planes = self._planes()
+        data = planes.scatter(x)                                  # (phases, C, N·P + slack)
+        cols = self._im2col(planes, data)                        # (G, kh·kw·C/G, N·P)
+        w_rows = self._weight_rows(weight)                        # (G, O/G, kh·kw·C/G)
+        out = scratch("out_cols", w_rows.shape[:2] + (planes.cols,), x.dtype)
+        np.matmul(w_rows, cols, out=out)                          # G GEMMs over the whole batch
+        return planes.crop(out.reshape(weight.shape[0], -1))
+
+    def _weight_rows(self, weight):
+        """W (O, C/G, kh, kw) -> (G, O/G, kh·kw·C/G), rows in the order of the columns."""
+        c_out, per_group = weight.shape[:2]
+        w = weight.reshape(self.groups, c_out // self.groups, per_group, -1)
+        return w.transpose(0, 1, 3, 2).reshape(self.groups, c_out // self.groups, -1)
+
+    def _im2col(self, planes, data):
+        """Every window as a column: cols[g, (i, j, c), n·P + h·Wp + w] (G, kh·kw·C/G, N·P).
+
+        Kernel offset (i, j) of every window is one slice of the planes (a view),
+        so building the columns is kh·kw long copies.
+        """
+        g, per_group = self.groups, planes.c // self.groups
+        cols = scratch("cols", (g, len(planes.taps), per_group, planes.cols), data.dtype)
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            cols[:, t] = data[phase, :, off:off + planes.cols].reshape(g, per_group, -1)
+        return cols.reshape(g, -1, planes.cols)
+
+    def _forward_depthwise(self, x, weight):
+        # Output channel c·m + k sees only input channel c:
+        # y[c, k] = sum_{i,j} W[c·m + k, 0, i, j] · (slice (i, j) of the planes of channel c)
+        planes = self._planes()
+        data = planes.scatter(x)
+        w4 = weight.reshape(planes.c, -1, *weight.shape[2:])      # (C, m, kh, kw)
+        out = scratch("out_cols", (planes.c, w4.shape[1], planes.cols), x.dtype)
+        tmp = scratch("tmp", out.shape, x.dtype)
+        for t, (i, j, phase, off) in enumerate(planes.taps):
+            view = data[phase, :, None, off:off + planes.cols]    # (C, 1, N·P)
+            np.multiply(view, w4[:, :, i, j, None], out=tmp if t else out)
+            if t:
+                out += tmp
+        return planes.crop(out.reshape(-1, planes.cols))
+
+    # -- backward -----------------------------------------------------------------------
+    def backward(self, grad_out):
+        need = self.needs_input_grad
+        if self.unbatched:
+            grad_out = grad_out[None]
+        grad_x, grad_w = getattr(self, "_backward_" + self.path)(grad_out, need[0], need[1])
+        if grad_x is not None and self.unbatched:
+            grad_x = grad_x[0]
+        grads = [grad_x, grad_w]
+        if len(need) > 2:  # y = ... + b[o];  dL/db[o] = sum over n, h, w of dL/dy[n, o]
+            grads.append(grad_out.sum(axis=(0, 2, 3)) if need[2] else None)
+        return tuple(grads)
+
+    def _backward_pointwise(self, grad_out, need_x, need_w):
+        n, c, h, w = self.x_shape
+        g, (ho, wo) = self.groups, self.out_hw
+        w_g = self.weight.reshape(g, -1, c // g)                  # (G, O/G, C/G)
+        go = grad_out.reshape(n, g, -1, ho * wo)                  # (N, G, O/G, L)
+        grad_x = grad_w = None
+        if need_w:  # dL/dW[g] = sum over n of dL/dy[n, g] · x[n, g]^T
+            # N·G GEMMs then a sum: measured faster here than transposing both
+            # operands to (C, N·L) for one GEMM, except on tiny maps (by ~10%).
+            xs = self._sampled(self.saved)                        # (N, G, C/G, L)
+            grad_w = np.matmul(go, xs.transpose(0, 1, 3, 2)).sum(axis=0)
+            grad_w = grad_w.reshape(self.weight.shape)
+        if need_x:  # dL/dx[n, g] = W[g]^T · dL/dy[n, g], at the sampled pixels only
+            w_t = w_g.transpose(0, 2, 1)                          # (G, C/G, O/G)
+            if (ho, wo) == (h, w):
+                grad_x = np.matmul(w_t, go).reshape(self.x_shape)
+            else:
+                grad_xs = scratch("cols", (n, g, c // g, ho * wo), go.dtype)
+                np.matmul(w_t, go, out=grad_xs)
+                grad_x = np.zeros(self.x_shape, dtype=grad_out.dtype)
+                grad_x[:, :, ::self.stride[0], ::self.stride[1]] = grad_xs.reshape(n, c, ho, wo)
+        return grad_x, grad_w
+
+    def _backward_im2col(self, grad_out, need_x, need_w):
+        planes, g = self._planes(), self.groups
+        go = planes.spread(grad_out).reshape(g, -1, planes.cols)  # (G, O/G, N·P)
+        w_rows = self._weight_rows(self.weight)                   # (G, O/G, K)
+        grad_x = grad_w = None
+        if need_w:  # dL/dW[g] = dL/dy[g] · cols[g]^T: one GEMM per group over the whole batch
+            cols = self._im2col(planes, planes.scatter(self.saved))
+            grad_rows = np.matmul(go, cols.transpose(0, 2, 1))    # (G, O/G, kh·kw·C/G)
+            kh, kw = self.weight.shape[2:]
+            grad_w = grad_rows.reshape(self.weight.shape[0], kh, kw, -1).transpose(0, 3, 1, 2)
+        if need_x:  # dL/dcols[g] = W[g]^T · dL/dy[g]; each column goes back to its window
+            grad_cols = scratch("cols", (g, w_rows.shape[2], planes.cols), go.dtype)
+            np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols)
+            grad_x = self._col2im(planes, grad_cols)
+        return grad_x, grad_w
+
+    def _col2im(self, planes, grad_cols):
+        """The adjoint of im2col: add each kernel offset's columns back onto its slice.
+
+        Windows overlap, so slices overlap; one slice add per kernel offset is
+        the whole scatter (no np.add.at).
+        """
+        g, per_group = self.groups, planes.c // self.groups
+        grad_cols = grad_cols.reshape(g, len(planes.taps), per_group, planes.cols)
+        grad_data = planes.zeros(grad_cols.dtype)
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            target = grad_data[phase, :, off:off + planes.cols].reshape(g, per_group, -1)
+            target += grad_cols[:, t]
+        return planes.gather(grad_data)
+
+    def _backward_depthwise(self, grad_out, need_x, need_w):
+        planes = self._planes()
+        kh, kw = self.weight.shape[2:]
+        w4 = self.weight.reshape(planes.c, -1, kh, kw)            # (C, m, kh, kw)
+        m = w4.shape[1]
+        go = planes.spread(grad_out).reshape(planes.c, m, planes.cols)  # (C, m, N·P)
+        grad_x = grad_w = None
+        if need_w:  # dL/dW[c, k, i, j] = sum over columns of dL/dy[c, k] · slice (i, j)[c]
+            data = planes.scatter(self.saved)
+            grad_w = np.empty_like(w4)
+            for i, j, phase, off in planes.taps:
+                view = data[phase, :, off:off + planes.cols, None]      # (C, N·P, 1)
+                grad_w[:, :, i, j] = np.matmul(go, view)[:, :, 0]         # C dot products
+            grad_w = grad_w.reshape(self.weight.shape)
+        if need_x:  # dL/d slice (i, j)[c] = sum over k of W[c, k, i, j] · dL/dy[c, k]
+            grad_data = planes.zeros(go.dtype)
+            tmp = scratch("tmp", (planes.c, planes.cols), go.dtype)
+            for i, j, phase, off in planes.taps:
+                np.multiply(go[:, 0], w4[:, 0, i, j, None], out=tmp)
+                for k in range(1, m):
+                    tmp += go[:, k] * w4[:, k, i, j, None]
+                grad_data[phase, :, off:off + planes.cols] += tmp
+            grad_x = planes.gather(grad_data)
+        return grad_x, grad_w

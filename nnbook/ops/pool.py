@@ -1,0 +1,346 @@
+"""Pooling (PyTorch's ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``).
+
+Each output pixel summarises one window of its own channel.  Inputs are
+(N, C, H, W), or (C, H, W) for one unbatched sample as in PyTorch, and must be
+floating point (PyTorch also pools integers; nnbook refuses them with a hint).
+
+max and avg pooling reuse the convolution's :class:`~nnbook.ops.conv.Planes`:
+the padded input stored so that each kernel offset (i, j) is one long slice,
+every window's (i, j) element at once.  A pool is then kh·kw elementwise
+operations on those slices; its backward adds gradients back onto them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, fmt_shape
+from .base import Op, check_ndim
+from .conv import DOT, MINUS, Planes, as_pair, fmt_pair, is_int, scratch, span
+
+
+def _check_input(op: Op, x):
+    check_ndim(op, x, (3, 4), "input", "(N, C, H, W)")
+    if x.dtype.kind != "f":
+        op.fail(f"needs a floating point input, got {x.dtype}.",
+                values=f"input {fmt_shape(x.shape)} {x.dtype}", cls=DTypeError,
+                hint="convert it first: x.float().")
+    if min(x.shape[-3:]) < 1:
+        op.fail(f"expects an input with at least one channel, row and column, got "
+                f"{fmt_shape(x.shape)}.", hint="check the layer before this one.")
+
+
+def _batched(x):
+    """(C, H, W) -> (1, C, H, W); the flag says to drop the batch axis again."""
+    return (x[None], True) if x.ndim == 3 else (x, False)
+
+
+class _WindowPool(Op):
+    """What max and avg pooling share: arguments, the shape rule and the formula."""
+
+    dilation = (1, 1)
+    ceil_mode = False
+
+    def _init_windows(self, kernel_size, stride, padding):
+        self.kernel = as_pair(self, kernel_size, "kernel_size")
+        none = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
+        self.stride = self.kernel if none else as_pair(self, stride, "stride")
+        self.padding = as_pair(self, padding, "padding")
+
+    def _values(self, x) -> str:
+        parts = [f"input {fmt_shape(x.shape)}", fmt_pair("kernel_size", self.kernel),
+                 fmt_pair("stride", self.stride)]
+        if self.padding != (0, 0):
+            parts.append(fmt_pair("padding", self.padding))
+        if self.dilation != (1, 1):
+            parts.append(fmt_pair("dilation", self.dilation))
+        if self.ceil_mode:
+            parts.append("ceil_mode=True")
+        return "   ".join(parts)
+
+    def infer(self, x):
+        _check_input(self, x)
+        values = self._values(x)
+        for name, pair in (("kernel_size", self.kernel), ("stride", self.stride),
+                           ("dilation", self.dilation)):
+            if min(pair) < 1:
+                self.fail(f"{name} must be at least 1, got {fmt_pair(name, pair)}.",
+                          values=values, hint=f"e.g. {name}=2.")
+        if min(self.padding) < 0:
+            self.fail(f"padding must be at least 0, got {fmt_pair('padding', self.padding)}.",
+                      values=values, hint="padding=0 is the usual value.")
+        for p, k in zip(self.padding, self.kernel):
+            if p > k // 2:
+                self.fail(f"padding must be at most half the kernel size, got padding={p} "
+                          f"with kernel size {k} (at most {k // 2}).", values=values,
+                          hint="padding only lets windows hang over the border, and PyTorch "
+                          f"allows at most kernel_size // 2; use padding={k // 2} or less.")
+        self.out_hw = tuple(self._out_size(x, axis) for axis in (0, 1))
+        if min(self.out_hw) < 1:
+            ho, wo = self.out_hw
+            self.fail(f"the output would be {ho}×{wo}: the window does not fit in the "
+                      f"{x.shape[-2]}×{x.shape[-1]} input.", values=values,
+                      hint="the input is too small for this layer: remove a stride or "
+                      "pooling before it, or use a smaller kernel_size.")
+        return tuple(x.shape[:-2]) + self.out_hw
+
+    def _out_size(self, x, axis) -> int:
+        """PyTorch's rule, including ceil_mode's: the last window starts inside the
+        input or the left padding."""
+        size, k, s = x.shape[-2 + axis], self.kernel[axis], self.stride[axis]
+        p, reach = self.padding[axis], span(k, self.dilation[axis])
+        extra = s - 1 if self.ceil_mode else 0
+        out = (size + 2 * p - reach + extra) // s + 1
+        if self.ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        return out
+
+    def formula(self, x) -> list:
+        """['H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8', 'W_out = ...']."""
+        out_hw = self.infer(x)[-2:]
+        rounding = "ceil" if self.ceil_mode else "floor"
+        lines = []
+        for axis, name in enumerate("HW"):
+            size, k, s = x.shape[-2 + axis], self.kernel[axis], self.stride[axis]
+            p = self.padding[axis]
+            value = (size + 2 * p - span(k, self.dilation[axis]) + (s - 1) * self.ceil_mode) \
+                // s + 1
+            dropped = ""
+            if value != out_hw[axis]:  # ceil_mode's rule removed a window in the padding
+                dropped = f" {MINUS} 1"
+            lines.append(f"{name}_out = {rounding}(({size} + 2{DOT}{p} {MINUS} "
+                         f"{self._kernel_term(axis)}) / {s}) + 1{dropped} = {out_hw[axis]}"
+                         + (" (the last window would start in the padding)" if dropped else ""))
+        return lines
+
+    def _planes(self, shape):
+        return Planes(shape, self.kernel, self.stride, self.dilation, self.padding,
+                      self.out_hw)
+
+
+class MaxPool2d(_WindowPool):
+    """y = the largest element of each window; padding counts as -inf.
+
+    The gradient goes to the first largest element of its window in row-major
+    order (PyTorch's rule for ties).  A window holding NaN outputs NaN; its
+    gradient is dropped (PyTorch gives it to the last NaN).
+    """
+
+    name = "max_pool2d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        self._init_windows(kernel_size, stride, padding)
+        self.dilation = as_pair(self, dilation, "dilation")
+        self.ceil_mode = bool(ceil_mode)
+
+    def _kernel_term(self, axis) -> str:
+        return f"{self.dilation[axis]}{DOT}({self.kernel[axis]} {MINUS} 1) {MINUS} 1"
+
+    def infer(self, x):
+        shape = super().infer(x)
+        for axis, name in enumerate(("height", "width")):
+            window = self._empty_window(x.shape[-2 + axis], axis)
+            if window is not None:
+                self.fail(f"output pixel {window} along the {name} has a window of padding "
+                          "only: its dilated kernel steps over every input pixel.",
+                          values=self._values(x),
+                          hint="use a smaller dilation or padding, or a larger input.")
+        return shape
+
+    def _empty_window(self, size, axis):
+        """The first output index whose window holds no input pixel (or None).
+
+        Only windows reaching past an edge can miss the input, so only those
+        are looked at; PyTorch does not check this (its backward then writes
+        out of bounds).
+        """
+        k, s, p, d = (self.kernel[axis], self.stride[axis], self.padding[axis],
+                      self.dilation[axis])
+        out = self.out_hw[axis]
+        edges = set(range(min(out, p // s + 1)))
+        edges |= set(range(max(0, (size + p - span(k, d)) // s), out))
+        for o in sorted(edges):
+            if not any(0 <= o * s - p + d * i < size for i in range(k)):
+                return o
+        return None
+
+    def forward(self, x):
+        x, self.unbatched = _batched(x)
+        planes = self._planes(x.shape)
+        data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
+        best = scratch("out_cols", (planes.c, planes.cols), x.dtype)
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            view = data[phase, :, off:off + planes.cols]          # element (i, j) of every window
+            np.maximum(best, view, out=best) if t else np.copyto(best, view)
+        out = planes.crop(best)
+        if getattr(self, "needs_input_grad", None):  # both are rebuilt from these in backward
+            self.planes, self.x, self.out = planes, x, out
+        return out[0] if self.unbatched else out
+
+    def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the (first) max, else 0
+        planes = self.planes
+        data = planes.scatter(self.x, fill=-np.inf)
+        best = planes.spread(self.out, slot="out_cols")           # (C, N·P)
+        go = planes.spread(grad_out[None] if self.unbatched else grad_out)
+        grad_data = planes.zeros(go.dtype)
+        unclaimed = scratch("unclaimed", best.shape, bool, True)  # windows whose max is not found yet
+        hit = scratch("hit", best.shape, bool)
+        share = scratch("tmp", best.shape, go.dtype)
+        last = len(planes.taps) - 1
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            np.equal(data[phase, :, off:off + planes.cols], best, out=hit)
+            if t:
+                hit &= unclaimed
+            if t < last:
+                np.greater(unclaimed, hit, out=unclaimed)        # unclaimed and not hit
+            # go · hit, then add: a where= mask is several times slower on random masks
+            np.multiply(go, hit, out=share)
+            grad_data[phase, :, off:off + planes.cols] += share
+        grad_x = planes.gather(grad_data)
+        return (grad_x[0] if self.unbatched else grad_x,)
+
+
+class AvgPool2d(_WindowPool):
+    """y = mean of each window, with PyTorch's divisor rules.
+
+    The divisor is the window's size clipped to the padded input (windows that
+    ceil_mode lets hang past it are smaller); with count_include_pad=False only
+    the input's own pixels count; divisor_override replaces it outright.
+    """
+
+    name = "avg_pool2d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        self._init_windows(kernel_size, stride, padding)
+        self.ceil_mode = bool(ceil_mode)
+        self.count_include_pad = bool(count_include_pad)
+        if divisor_override is not None and (not is_int(divisor_override)
+                                             or divisor_override == 0):
+            self.fail(f"divisor_override must be a nonzero int or None, got "
+                      f"{divisor_override!r}.", cls=InputError,
+                      hint="leave it None to divide by the window size.")
+        self.divisor_override = divisor_override
+
+    def _kernel_term(self, axis) -> str:
+        return f"{self.kernel[axis]}"
+
+    def forward(self, x):
+        x, self.unbatched = _batched(x)
+        planes = self._planes(x.shape)
+        data = planes.scatter(x)
+        total = scratch("out_cols", (planes.c, planes.cols), x.dtype)
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            view = data[phase, :, off:off + planes.cols]
+            np.add(total, view, out=total) if t else np.copyto(total, view)
+        self.planes, self.divisor = planes, self._divisor(x.shape, x.dtype)
+        out = planes.crop(total)
+        out /= self.divisor
+        return out[0] if self.unbatched else out
+
+    def _divisor(self, shape, dtype):
+        """(H_out, W_out) divisors (or one number), in the input's dtype."""
+        if self.divisor_override is not None:
+            return np.asarray(self.divisor_override, dtype=dtype)
+        counts = []
+        for axis in (0, 1):
+            size, k, s, p = (shape[2 + axis], self.kernel[axis], self.stride[axis],
+                             self.padding[axis])
+            start = np.arange(self.out_hw[axis]) * s - p
+            end = np.minimum(start + k, size + p)     # windows stop at the padded edge
+            if not self.count_include_pad:
+                start, end = np.maximum(start, 0), np.minimum(end, size)
+            counts.append(end - start)
+        return np.outer(*counts).astype(dtype)
+
+    def backward(self, grad_out):  # y = sum(window) / divisor;  dy/dx = 1 / divisor in the window
+        planes = self.planes
+        go = planes.spread(grad_out[None] if self.unbatched else grad_out)  # (C, N·P)
+        ho, wo = self.out_hw
+        go.reshape(planes.c, planes.n, planes.hp, planes.wp)[..., :ho, :wo] /= self.divisor
+        grad_data = planes.zeros(go.dtype)
+        for _, _, phase, off in planes.taps:
+            grad_data[phase, :, off:off + planes.cols] += go
+        grad_x = planes.gather(grad_data)
+        return (grad_x[0] if self.unbatched else grad_x,)
+
+
+class AdaptiveAvgPool2d(Op):
+    """Average pooling to a fixed output size, windows placed as PyTorch places them.
+
+    Output pixel a (of H_out) averages input rows floor(a·H / H_out) up to
+    ceil((a + 1)·H / H_out); windows may overlap when H_out does not divide H.
+    ``output_size`` is an int or a pair; None in the pair keeps that size.
+    """
+
+    name = "adaptive_avg_pool2d"
+
+    def __init__(self, output_size):
+        if is_int(output_size) or output_size is None:
+            output_size = (output_size, output_size)
+        ok = isinstance(output_size, (tuple, list)) and len(output_size) == 2 and all(
+            s is None or is_int(s) for s in output_size)
+        if not ok:
+            self.fail(f"output_size must be an int or a pair of ints (None keeps that "
+                      f"size), got {output_size!r}.", cls=InputError,
+                      hint="e.g. output_size=1 for global average pooling, or (7, 7).")
+        self.output_size = tuple(None if s is None else int(s) for s in output_size)
+
+    def infer(self, x):
+        _check_input(self, x)
+        out = tuple(x.shape[-2 + i] if s is None else s for i, s in enumerate(self.output_size))
+        if min(out) < 1:
+            self.fail(f"output_size must be at least 1, got {self.output_size}.",
+                      values=f"input {fmt_shape(x.shape)}",
+                      hint="output_size=1 averages each channel to one number.")
+        self.out_hw = out
+        return tuple(x.shape[:-2]) + out
+
+    def formula(self, x) -> list:
+        """['H_out = output_size = 1', 'W_out = W_in = 7' (for None)]."""
+        out_hw = self.infer(x)[-2:]
+        return [f"{name}_out = {'output_size' if s is not None else name + '_in'} = {o}"
+                for name, s, o in zip("HW", self.output_size, out_hw)]
+
+    def _windows(self, size, out):
+        """[(start, end)] of each output pixel along one axis."""
+        return [((a * size) // out, -((-(a + 1) * size) // out)) for a in range(out)]
+
+    def forward(self, x):
+        x, self.unbatched = _batched(x)
+        self.x_shape = x.shape
+        n, c, h, w = x.shape
+        ho, wo = self.out_hw
+        if h % ho == 0 and w % wo == 0:  # equal, disjoint windows: a reshape and a mean
+            out = x.reshape(n, c, ho, h // ho, wo, w // wo).mean(axis=(3, 5))
+        else:  # sum along W, then along H (windows are products of the two ranges)
+            rows = np.empty((n, c, h, wo), dtype=x.dtype)
+            for b, (start, end) in enumerate(self._windows(w, wo)):
+                rows[..., b] = x[..., start:end].sum(axis=-1)
+            out = np.empty((n, c, ho, wo), dtype=x.dtype)
+            for a, (start, end) in enumerate(self._windows(h, ho)):
+                out[:, :, a] = rows[:, :, start:end].sum(axis=2)
+            out /= self._divisor(x.dtype)
+        return out[0] if self.unbatched else out
+
+    def _divisor(self, dtype):
+        sizes = [[end - start for start, end in self._windows(s, o)]
+                 for s, o in zip(self.x_shape[2:], self.out_hw)]
+        return np.outer(*sizes).astype(dtype)
+
+    def backward(self, grad_out):  # y = mean of the window;  dy/dx = 1 / window size inside it
+        grad = grad_out[None] if self.unbatched else grad_out
+        n, c, h, w = self.x_shape
+        ho, wo = self.out_hw
+        if h % ho == 0 and w % wo == 0:
+            share = grad / np.asarray((h // ho) * (w // wo), dtype=grad.dtype)
+            full = np.broadcast_to(share[:, :, :, None, :, None], (n, c, ho, h // ho, wo, w // wo))
+            grad_x = full.reshape(n, c, h, w)
+        else:  # the adjoint of the two sums: spread along H, then along W
+            share = grad / self._divisor(grad.dtype)
+            rows = np.zeros((n, c, h, wo), dtype=grad.dtype)
+            for a, (start, end) in enumerate(self._windows(h, ho)):
+                rows[:, :, start:end] += share[:, :, a, None]
+            grad_x = np.zeros(self.x_shape, dtype=grad.dtype)
+            for b, (start, end) in enumerate(self._windows(w, wo)):
+                grad_x[..., start:end] += rows[..., b, None]
+        return (grad_x[0] if self.unbatched else grad_x,)
