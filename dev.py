@@ -8,7 +8,8 @@
 
 .venv is (re)installed with `pip install -e .[lab,test]` when it is missing, broken, made by
 another Python version, or older than pyproject.toml (a stamp file in .venv holds its hash).
-With CI=true, `test` also installs PyTorch (CPU) and makes the oracle tests compulsory.
+With CI=true, `test` also installs PyTorch (CPU) and repo2docker, and makes the oracle tests
+and the Binder check compulsory.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ NOTEBOOKS = ROOT / "notebooks"
 WELCOME = "00_welcome.ipynb"
 SANITIZE = NOTEBOOKS / "sanitize.cfg"
 TORCH_REQUIREMENT = "torch==2.13.0"  # exactly this: a bare `torch` may pull a multi-GB CUDA build
+REPO2DOCKER = "jupyter-repo2docker"  # CI only: checks the Binder configuration without Docker
 
 if sys.version_info < (3, 10):
     sys.exit(f"nnbook needs Python 3.10 or newer; this is {sys.version.split()[0]}.")
@@ -170,6 +172,9 @@ def cmd_test(args: list) -> int:
         check([python, "-m", "pip", "install", TORCH_REQUIREMENT], cwd=ROOT)
         env["NNBOOK_REQUIRE_TORCH"] = "1"
         say("NNBOOK_REQUIRE_TORCH=1: oracle tests that cannot import torch fail instead of skipping")
+        say(f"CI=true: installing {REPO2DOCKER} and checking the Binder environment")
+        check([python, "-m", "pip", "install", REPO2DOCKER], cwd=ROOT)
+        env["NNBOOK_CHECK_BINDER"] = "1"
     paths = [] if names_paths(args) else ["tests", "notebooks"]
     code = run([python, "-m", "pytest", *nbval_args(), *paths, *args], cwd=ROOT, env=env)
     say(f"pytest exited with code {code}")
