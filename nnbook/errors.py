@@ -91,12 +91,23 @@ _IPYKERNEL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
 def describe_file(filename: str) -> str:
     """A short, stable name for a source file (notebook cells get no temp path)."""
     if _IPYKERNEL_FILE.search(filename) or filename.startswith("<ipython-input"):
-        return "this notebook cell"
+        return _notebook_cell(filename)
     try:
         rel = os.path.relpath(filename)
     except ValueError:  # another drive on Windows
         return filename
     return filename if rel.startswith(".." + os.sep + "..") else rel
+
+
+def _notebook_cell(filename: str) -> str:
+    """'notebook cell [5]' (its execution count) when IPython knows it, else 'a notebook cell'."""
+    shell = sys.modules.get("IPython")
+    try:
+        ip = shell.get_ipython() if shell else None
+        count = ip.compile._filename_map.get(filename) if ip is not None else None
+    except AttributeError:
+        count = None
+    return f"notebook cell [{count}]" if count is not None else "a notebook cell"
 
 
 def _is_library_frame(filename: str) -> bool:

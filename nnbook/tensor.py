@@ -61,11 +61,15 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
         needs = tuple([t.requires_grad for t in inputs])
         if True in needs:
             op.inputs, op.needs_input_grad = inputs, needs
-            out.data = data = op.forward(*[t.data for t in inputs])
+            data = op.forward(*[t.data for t in inputs])
+            if type(data) is not np.ndarray:  # numpy gives scalars for 0-d results
+                data = np.asarray(data)
+            out.data = data
             if data.dtype.kind == "f":
                 out.requires_grad, out._op = True, op
             return out
-    out.data = op.forward(*[t.data for t in inputs])
+    data = op.forward(*[t.data for t in inputs])
+    out.data = data if type(data) is np.ndarray else np.asarray(data)
     return out
 
 

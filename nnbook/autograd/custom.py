@@ -69,10 +69,20 @@ ARGUMENT_ROLES = (
 
 
 def definition_site(func) -> str:
+    """'file.py, line 12: def bprop(self, x, y, out):' -- the def line, not a decorator."""
+    import linecache
+
+    func = getattr(func, "__func__", func)
     code = getattr(inspect.unwrap(func), "__code__", None)
     if code is None:
         return "an unknown place"
-    return describe_frame(code.co_filename, code.co_firstlineno)
+    line = code.co_firstlineno
+    for offset in range(10):  # skip decorators above the def
+        text = linecache.getline(code.co_filename, line + offset).lstrip()
+        if text.startswith(("def ", "async def ")):
+            line += offset
+            break
+    return describe_frame(code.co_filename, line)
 
 
 def positional_names(func, skip_first=True) -> tuple[list[str], bool]:
@@ -288,6 +298,8 @@ class CustomRule(Op):
 
     def check_one(self, arg, name, g):
         data = getattr(g, "data", g) if _is_tensor(g) else g
+        if isinstance(data, np.generic):
+            data = np.asarray(data)
         if not isinstance(data, np.ndarray):
             if isinstance(data, (int, float)) and not isinstance(data, bool):
                 data = np.asarray(data, dtype=arg.dtype)
@@ -358,8 +370,11 @@ class CustomRule(Op):
 
 def _shape_hint(got, want) -> str:
     if len(got) == len(want) and sorted(got) == sorted(want) and got != want:
+        swapped = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+        axes = "height and width" if len(want) == 4 and swapped == [2, 3] else \
+            "two axes (a transpose?)"
         return (f"{fmt_shape(got)} holds the same sizes as {fmt_shape(want)} in another "
-                "order: are height and width (or two other axes) swapped?")
+                f"order: are {axes} swapped?")
     return "a gradient has the shape of the input it belongs to, not of the output."
 
 

@@ -113,7 +113,7 @@ def _check_function_signatures(cls) -> None:
         "each built from grad_output.",
         line=definition_site(func),
         hint=f"write @staticmethod def {expected}: and return "
-        f"{', '.join('grad_output * ...' for _ in inputs) or '...'}.",
+        f"{', '.join('grad_output * (...)' for _ in inputs) or 'the input gradients'}.",
     ))
 
 

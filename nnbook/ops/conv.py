@@ -2,14 +2,16 @@
 
 With the input zero-padded to ``xp`` and ``g(o)`` the input channels of output o's group::
 
-    y[n, o, h, w] = b[o] + sum_{c in g(o), i, j} W[o, c, i, j] · xp[n, c, s_h·h + d_h·i, s_w·w + d_w·j]
+    y[n, o, h, w] = b[o] + sum_{c in g(o), i, j}
+                           W[o, c, i, j] · xp[n, c, s_h·h + d_h·i, s_w·w + d_w·j]
 
 Every output pixel is a dot product of the weight with one window of the input.
 Three ways of computing it are chosen per call; they give the same numbers:
 
-  pointwise  1×1 kernel, no padding: one GEMM over channels, no windows at all
-  depthwise  groups == C_in: kh·kw broadcast multiply-adds over shifted views
+  pointwise  1×1 kernel, no padding: GEMMs over channels, no windows at all
+  depthwise  groups == C_in == C_out: kh·kw broadcast multiply-adds over shifted views
   im2col     everything else: copy the window views into columns, then GEMMs
+             (with groups, one GEMM per group; depth multipliers >= 2 land here)
 
 The last two work on :class:`Planes`, a layout in which every kernel offset is
 one long contiguous slice (numpy is several times faster on long rows than on
@@ -94,6 +96,18 @@ def release_scratch() -> None:
     _workspace.buffers = {}
 
 
+def zeros(shape, dtype, skip=False) -> np.ndarray:
+    """A new array of zeros (``skip``: the caller overwrites all of it anyway).
+
+    np.empty + fill rather than np.zeros: glibc serves large calloc requests with
+    fresh pages, and first touches of fresh pages are what ``scratch`` avoids.
+    """
+    out = np.empty(shape, dtype=dtype)
+    if not skip:
+        out.fill(0)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Planes: the layout every kernel offset is one slice of
 # ---------------------------------------------------------------------------
@@ -129,6 +143,10 @@ class Planes:
         self.cols = self.n * self.hp * self.wp                  # N·P
         self.slack = reach[0] * self.wp + reach[1]              # the largest offset
         self.phases = stride[0] * stride[1]
+        # Does every input pixel land in a phase image?  (Not when the last rows
+        # or columns feed no window; their gradient is then zero.)
+        self.covered = all(_covers(*axis) for axis in zip(
+            top_left, stride, (self.h, self.w), (self.hp, self.wp)))
         self.taps = []                                          # (i, j, phase, offset)
         for i in range(kernel[0]):
             (ri, a) = divmod(dilation[0] * i, stride[0])
@@ -165,7 +183,7 @@ class Planes:
     def gather(self, data):
         """The adjoint of scatter, for gradients: data -> (N, C, H, W), a new array."""
         images = self.images(data)
-        x = np.zeros((self.n, self.c, self.h, self.w), dtype=data.dtype)
+        x = zeros((self.n, self.c, self.h, self.w), data.dtype, self.covered)
         for phase, src, dst in self._phase_parts():
             x[(..., *src)] = images[phase][(..., *dst)].transpose(1, 0, 2, 3)
         return x
@@ -184,6 +202,12 @@ class Planes:
         out = scratch(slot, (y.shape[1], self.cols), y.dtype, 0)
         out.reshape(-1, self.n, self.hp, self.wp)[:, :, :ho, :wo] = y.transpose(1, 0, 2, 3)
         return out
+
+
+def _covers(pad, stride, size, phase_size) -> bool:
+    """Does every input pixel along one axis land in one of the phase images?"""
+    parts = [_phase_range(a, pad, stride, size, phase_size) for a in range(stride)]
+    return sum(p[1].stop - p[1].start for p in parts if p) == size
 
 
 def _phase_range(a, pad, stride, size, phase_size):
@@ -350,12 +374,14 @@ class Conv2d(Op):
         return lines
 
     # -- which algorithm ----------------------------------------------------------------
-    def _path(self, c_in, kernel) -> str:
-        if kernel == (1, 1) and self.pads == ((0, 0), (0, 0)):
+    def _path(self, c_in, weight_shape) -> str:
+        if weight_shape[2:] == (1, 1) and self.pads == ((0, 0), (0, 0)):
             return "pointwise"
-        # With one input channel "depthwise" is an ordinary conv with C_out filters,
-        # which the GEMM does in one pass instead of C_out.
-        if self.groups == c_in > 1:
+        # Depthwise with multiplier 1.  With a multiplier m >= 2 (C_out = m·C_in) the
+        # grouped GEMMs of im2col were as fast or faster here (m·kh·kw elementwise
+        # passes against one GEMM per channel); with one input channel "depthwise"
+        # is an ordinary conv, one GEMM.
+        if self.groups == c_in == weight_shape[0] > 1:
             return "depthwise"
         return "im2col"
 
@@ -365,12 +391,15 @@ class Conv2d(Op):
         if self.unbatched:
             x = x[None]
         self.x_shape, self.weight = x.shape, weight
-        self.path = self._path(x.shape[1], weight.shape[2:])
+        self.path = self._path(x.shape[1], weight.shape)
         # Only dL/dW needs the input again (nothing is kept without a graph); its
         # planes or columns are rebuilt from it in backward, in scratch memory.
         needs = getattr(self, "needs_input_grad", (False, False))
         self.saved = x if needs[1] else None
-        out = getattr(self, "_forward_" + self.path)(x, weight)
+        if x.shape[0] == 0:  # an empty batch: nothing to compute
+            out = np.zeros((0, weight.shape[0]) + self.out_hw, dtype=x.dtype)
+        else:
+            out = getattr(self, "_forward_" + self.path)(x, weight)
         if bias is not None:
             out += bias.reshape(-1, 1, 1)
         return out[0] if self.unbatched else out
@@ -384,7 +413,6 @@ class Conv2d(Op):
         # 1×1 kernel: y[n, o] = sum_c W[o, c] · x[n, c] at every pixel; a stride only samples.
         n, c = x.shape[:2]
         g, (ho, wo) = self.groups, self.out_hw
-        xs = x[:, :, ::self.stride[0], ::self.stride[1]]
         w_g = weight.reshape(g, -1, c // g)                       # (G, O/G, C/G)
         return np.matmul(w_g, self._sampled(x)).reshape(n, -1, ho, wo)  # N·G GEMMs
 
@@ -426,26 +454,28 @@ class Conv2d(Op):
         return cols.reshape(g, -1, planes.cols)
 
     def _forward_depthwise(self, x, weight):
-        # Output channel c·m + k sees only input channel c:
-        # y[c, k] = sum_{i,j} W[c·m + k, 0, i, j] · (slice (i, j) of the planes of channel c)
+        # Channel c sees only itself: y[c] = sum_{i,j} W[c, 0, i, j] · (slice (i, j) of x[c])
         planes = self._planes()
         data = planes.scatter(x)
-        w4 = weight.reshape(planes.c, -1, *weight.shape[2:])      # (C, m, kh, kw)
-        out = scratch("out_cols", (planes.c, w4.shape[1], planes.cols), x.dtype)
+        w = weight[:, 0]                                          # (C, kh, kw)
+        out = scratch("out_cols", (planes.c, planes.cols), x.dtype)
         tmp = scratch("tmp", out.shape, x.dtype)
         for t, (i, j, phase, off) in enumerate(planes.taps):
-            view = data[phase, :, None, off:off + planes.cols]    # (C, 1, N·P)
-            np.multiply(view, w4[:, :, i, j, None], out=tmp if t else out)
+            view = data[phase, :, off:off + planes.cols]          # (C, N·P)
+            np.multiply(view, w[:, i, j, None], out=tmp if t else out)
             if t:
                 out += tmp
-        return planes.crop(out.reshape(-1, planes.cols))
+        return planes.crop(out)
 
     # -- backward -----------------------------------------------------------------------
     def backward(self, grad_out):
         need = self.needs_input_grad
         if self.unbatched:
             grad_out = grad_out[None]
-        grad_x, grad_w = getattr(self, "_backward_" + self.path)(grad_out, need[0], need[1])
+        if grad_out.shape[0] == 0:
+            grad_x, grad_w = np.zeros(self.x_shape, grad_out.dtype), np.zeros_like(self.weight)
+        else:
+            grad_x, grad_w = getattr(self, "_backward_" + self.path)(grad_out, need[0], need[1])
         if grad_x is not None and self.unbatched:
             grad_x = grad_x[0]
         grads = [grad_x, grad_w]
@@ -472,7 +502,7 @@ class Conv2d(Op):
             else:
                 grad_xs = scratch("cols", (n, g, c // g, ho * wo), go.dtype)
                 np.matmul(w_t, go, out=grad_xs)
-                grad_x = np.zeros(self.x_shape, dtype=grad_out.dtype)
+                grad_x = zeros(self.x_shape, grad_out.dtype)
                 grad_x[:, :, ::self.stride[0], ::self.stride[1]] = grad_xs.reshape(n, c, ho, wo)
         return grad_x, grad_w
 
@@ -507,26 +537,20 @@ class Conv2d(Op):
         return planes.gather(grad_data)
 
     def _backward_depthwise(self, grad_out, need_x, need_w):
-        planes = self._planes()
-        kh, kw = self.weight.shape[2:]
-        w4 = self.weight.reshape(planes.c, -1, kh, kw)            # (C, m, kh, kw)
-        m = w4.shape[1]
-        go = planes.spread(grad_out).reshape(planes.c, m, planes.cols)  # (C, m, N·P)
+        planes, w = self._planes(), self.weight[:, 0]             # w (C, kh, kw)
+        go = planes.spread(grad_out)                              # (C, N·P)
         grad_x = grad_w = None
-        if need_w:  # dL/dW[c, k, i, j] = sum over columns of dL/dy[c, k] · slice (i, j)[c]
+        if need_w:  # dL/dW[c, 0, i, j] = sum over columns of dL/dy[c] · slice (i, j)[c]
             data = planes.scatter(self.saved)
-            grad_w = np.empty_like(w4)
+            grad_w = np.empty_like(self.weight)
             for i, j, phase, off in planes.taps:
-                view = data[phase, :, off:off + planes.cols, None]      # (C, N·P, 1)
-                grad_w[:, :, i, j] = np.matmul(go, view)[:, :, 0]         # C dot products
-            grad_w = grad_w.reshape(self.weight.shape)
-        if need_x:  # dL/d slice (i, j)[c] = sum over k of W[c, k, i, j] · dL/dy[c, k]
+                view = data[phase, :, off:off + planes.cols, None]  # (C, N·P, 1)
+                grad_w[:, :, i, j] = np.matmul(go[:, None], view)[:, 0]  # C dot products
+        if need_x:  # dL/d slice (i, j)[c] = W[c, 0, i, j] · dL/dy[c]
             grad_data = planes.zeros(go.dtype)
-            tmp = scratch("tmp", (planes.c, planes.cols), go.dtype)
+            tmp = scratch("tmp", go.shape, go.dtype)
             for i, j, phase, off in planes.taps:
-                np.multiply(go[:, 0], w4[:, 0, i, j, None], out=tmp)
-                for k in range(1, m):
-                    tmp += go[:, k] * w4[:, k, i, j, None]
+                np.multiply(go, w[:, i, j, None], out=tmp)
                 grad_data[phase, :, off:off + planes.cols] += tmp
             grad_x = planes.gather(grad_data)
         return grad_x, grad_w

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape
 from .base import Op, check_ndim
-from .conv import DOT, MINUS, Planes, as_pair, fmt_pair, is_int, scratch, span
+from .conv import DOT, MINUS, Planes, as_pair, fmt_pair, is_int, scratch, span, zeros
 
 
 def _check_input(op: Op, x):
@@ -32,6 +32,12 @@ def _check_input(op: Op, x):
 def _batched(x):
     """(C, H, W) -> (1, C, H, W); the flag says to drop the batch axis again."""
     return (x[None], True) if x.ndim == 3 else (x, False)
+
+
+def _empty(op, x):
+    """The result for an empty batch (N = 0): nothing to pool."""
+    op.in_shape = x.shape
+    return np.zeros((0, x.shape[1]) + op.out_hw, dtype=x.dtype)
 
 
 class _WindowPool(Op):
@@ -83,14 +89,14 @@ class _WindowPool(Op):
                       "pooling before it, or use a smaller kernel_size.")
         return tuple(x.shape[:-2]) + self.out_hw
 
-    def _out_size(self, x, axis) -> int:
-        """PyTorch's rule, including ceil_mode's: the last window starts inside the
-        input or the left padding."""
+    def _out_size(self, x, axis, rule=True) -> int:
+        """PyTorch's output size; with ceil_mode its ``rule``: the last window must
+        start inside the input or the left padding."""
         size, k, s = x.shape[-2 + axis], self.kernel[axis], self.stride[axis]
         p, reach = self.padding[axis], span(k, self.dilation[axis])
         extra = s - 1 if self.ceil_mode else 0
         out = (size + 2 * p - reach + extra) // s + 1
-        if self.ceil_mode and (out - 1) * s >= size + p:
+        if rule and self.ceil_mode and (out - 1) * s >= size + p:
             out -= 1
         return out
 
@@ -100,16 +106,15 @@ class _WindowPool(Op):
         rounding = "ceil" if self.ceil_mode else "floor"
         lines = []
         for axis, name in enumerate("HW"):
-            size, k, s = x.shape[-2 + axis], self.kernel[axis], self.stride[axis]
-            p = self.padding[axis]
-            value = (size + 2 * p - span(k, self.dilation[axis]) + (s - 1) * self.ceil_mode) \
-                // s + 1
-            dropped = ""
-            if value != out_hw[axis]:  # ceil_mode's rule removed a window in the padding
-                dropped = f" {MINUS} 1"
-            lines.append(f"{name}_out = {rounding}(({size} + 2{DOT}{p} {MINUS} "
-                         f"{self._kernel_term(axis)}) / {s}) + 1{dropped} = {out_hw[axis]}"
-                         + (" (the last window would start in the padding)" if dropped else ""))
+            size, s, p = x.shape[-2 + axis], self.stride[axis], self.padding[axis]
+            line = (f"{name}_out = {rounding}(({size} + 2{DOT}{p} {MINUS} "
+                    f"{self._kernel_term(axis)}) / {s}) + 1")
+            if self._out_size(x, axis, rule=False) != out_hw[axis]:
+                line += (f" {MINUS} 1 = {out_hw[axis]} "
+                         "(the last window would start in the padding)")
+            else:
+                line += f" = {out_hw[axis]}"
+            lines.append(line)
         return lines
 
     def _planes(self, shape):
@@ -165,24 +170,31 @@ class MaxPool2d(_WindowPool):
 
     def forward(self, x):
         x, self.unbatched = _batched(x)
+        if x.shape[0] == 0:
+            return _empty(self, x)
         planes = self._planes(x.shape)
         data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
         best = scratch("out_cols", (planes.c, planes.cols), x.dtype)
         for t, (_, _, phase, off) in enumerate(planes.taps):
             view = data[phase, :, off:off + planes.cols]          # element (i, j) of every window
-            np.maximum(best, view, out=best) if t else np.copyto(best, view)
+            if t:
+                np.maximum(best, view, out=best)
+            else:
+                np.copyto(best, view)
         out = planes.crop(best)
         if getattr(self, "needs_input_grad", None):  # both are rebuilt from these in backward
             self.planes, self.x, self.out = planes, x, out
         return out[0] if self.unbatched else out
 
     def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the (first) max, else 0
+        if grad_out.size == 0:
+            return (np.zeros(self.in_shape, grad_out.dtype),)
         planes = self.planes
         data = planes.scatter(self.x, fill=-np.inf)
         best = planes.spread(self.out, slot="out_cols")           # (C, N·P)
         go = planes.spread(grad_out[None] if self.unbatched else grad_out)
         grad_data = planes.zeros(go.dtype)
-        unclaimed = scratch("unclaimed", best.shape, bool, True)  # windows whose max is not found yet
+        unclaimed = scratch("unclaimed", best.shape, bool, True)  # max not found yet
         hit = scratch("hit", best.shape, bool)
         share = scratch("tmp", best.shape, go.dtype)
         last = len(planes.taps) - 1
@@ -226,12 +238,17 @@ class AvgPool2d(_WindowPool):
 
     def forward(self, x):
         x, self.unbatched = _batched(x)
+        if x.shape[0] == 0:
+            return _empty(self, x)
         planes = self._planes(x.shape)
         data = planes.scatter(x)
         total = scratch("out_cols", (planes.c, planes.cols), x.dtype)
         for t, (_, _, phase, off) in enumerate(planes.taps):
             view = data[phase, :, off:off + planes.cols]
-            np.add(total, view, out=total) if t else np.copyto(total, view)
+            if t:
+                total += view
+            else:
+                np.copyto(total, view)
         self.planes, self.divisor = planes, self._divisor(x.shape, x.dtype)
         out = planes.crop(total)
         out /= self.divisor
@@ -253,6 +270,8 @@ class AvgPool2d(_WindowPool):
         return np.outer(*counts).astype(dtype)
 
     def backward(self, grad_out):  # y = sum(window) / divisor;  dy/dx = 1 / divisor in the window
+        if grad_out.size == 0:
+            return (np.zeros(self.in_shape, grad_out.dtype),)
         planes = self.planes
         go = planes.spread(grad_out[None] if self.unbatched else grad_out)  # (C, N·P)
         ho, wo = self.out_hw
@@ -337,10 +356,10 @@ class AdaptiveAvgPool2d(Op):
             grad_x = full.reshape(n, c, h, w)
         else:  # the adjoint of the two sums: spread along H, then along W
             share = grad / self._divisor(grad.dtype)
-            rows = np.zeros((n, c, h, wo), dtype=grad.dtype)
+            rows = zeros((n, c, h, wo), grad.dtype)
             for a, (start, end) in enumerate(self._windows(h, ho)):
                 rows[:, :, start:end] += share[:, :, a, None]
-            grad_x = np.zeros(self.x_shape, dtype=grad.dtype)
+            grad_x = zeros(self.x_shape, grad.dtype)
             for b, (start, end) in enumerate(self._windows(w, wo)):
                 grad_x[..., start:end] += rows[..., b, None]
         return (grad_x[0] if self.unbatched else grad_x,)

@@ -1,0 +1,139 @@
+"""Drawing a ParameterReport: values per tensor and gradient norms, problems in red.
+
+Plain functions: a record and a matplotlib Axes in, artists out.  Colours are the
+ones of every nnbook view: blue for values, purple for gradients, red for problems.
+"""
+from __future__ import annotations
+
+from matplotlib.ticker import LogLocator, NullLocator
+
+from ...inspect.params import (FLAGS, FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR,
+                               PROBLEM_COLOR)
+
+FONT = 12          # points; a projector needs at least this
+SMALL = 10.5
+
+
+def row_label(row) -> str:
+    """'⊘ conv1.weight', '✖ optimizer param 0', 'lin.weight ⇄ again.weight'."""
+    marks = " ".join(FLAGS[f][0] for f in row.problems)
+    text = row.label
+    if "shared" in row.flags:
+        text += " ⇄ " + ", ".join(row.paths[1:])
+    return f"{marks} {text}" if marks else text
+
+
+def _rows_axis(ax, rows, title, labels=True):
+    """Common y axis: one row per parameter, top to bottom, problems in red.
+
+    Row names are plain texts left of the axes rather than tick labels: ticks are
+    slow to build, and a refresh should stay quick.
+    """
+    ys = list(range(len(rows)))
+    ax.set_yticks([])
+    if labels:
+        for y, r in zip(ys, rows):
+            color = PROBLEM_COLOR if r.problems else FORWARD_COLOR if r.in_model else MUTED_COLOR
+            ax.text(-0.015, y, row_label(r), transform=ax.get_yaxis_transform(), ha="right",
+                    va="center", fontsize=FONT, color=color,
+                    fontweight="bold" if r.problems else "normal")
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_title(title, fontsize=FONT + 1, loc="left")
+    ax.tick_params(axis="x", labelsize=SMALL)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for y, r in zip(ys, rows):
+        if r.problems:
+            ax.axhspan(y - 0.5, y + 0.5, color="#fdecea", zorder=0, lw=0)
+    strays = [y for y, r in zip(ys, rows) if not r.in_model]
+    if strays and strays[0] > 0:  # the optimizer-only tensors come last, under a red line
+        ax.axhline(strays[0] - 0.5, color=PROBLEM_COLOR, lw=2, ls="--")
+    return ys
+
+
+def draw_parameter_counts(ax, report, rows=None):
+    """Horizontal bars: how many values each parameter tensor holds (log scale)."""
+    rows = list(report.parameters if rows is None else rows)
+    ys = _rows_axis(ax, rows, "values per tensor")
+    counts = [max(r.count, 1) for r in rows]
+    colors = [FORWARD_COLOR if r.in_model else PROBLEM_COLOR for r in rows]
+    bars = ax.barh(ys, counts, color=colors, alpha=0.85, height=0.6)
+    _log_x(ax)
+    right = max(counts) * 30
+    ax.set_xlim(0.7, right)
+    for y, r in zip(ys, rows):
+        ax.text(max(r.count, 1) * 1.15, y, f"{r.count:,}", va="center", fontsize=SMALL,
+                color=MUTED_COLOR)
+    return bars
+
+
+def draw_gradient_norms(ax, report, rows=None, labels=False):
+    """Horizontal bars of each parameter's gradient norm (log scale); problems named in red."""
+    rows = list(report.parameters if rows is None else rows)
+    ys = _rows_axis(ax, rows, "gradient norm after the last backward", labels)
+    norms = [r.grad_norm for r in rows]
+    positive = [n for n in norms if n]
+    if positive:
+        low, high = min(positive), max(positive)
+        left, right = low / 10, high * 10 ** 1.2
+    else:
+        left, right = 1e-3, 1e3
+    _log_x(ax)
+    ax.set_xlim(left, right)
+    bars = ax.barh(ys, [n if n else 0 for n in norms], left=left, color=GRADIENT_COLOR,
+                   alpha=0.85, height=0.6)
+    for y, r in zip(ys, rows):
+        if r.grad_norm:
+            ax.text(r.grad_norm * 1.2, y, f"{r.grad_norm:.3g}", va="center", fontsize=SMALL,
+                    color=GRADIENT_COLOR)
+        notes = [f"{FLAGS[f][0]} {_short(f)}" for f in r.problems]
+        if notes:  # a column of text to the right of the axes
+            ax.text(1.03, y, ",  ".join(notes), va="center", fontsize=SMALL,
+                    color=PROBLEM_COLOR, fontweight="bold", clip_on=False,
+                    transform=ax.get_yaxis_transform())
+    if not report.backward_seen:
+        ax.set_xticks([])
+        ax.text(0.5, 0.5, "no gradients yet:\nrun loss.backward(),\nthen press refresh",
+                transform=ax.transAxes, ha="center", va="center", fontsize=FONT + 1,
+                color=MUTED_COLOR)
+    return bars
+
+
+def _log_x(ax):
+    """A log x axis with a few labelled decades and no minor ticks (they cost time)."""
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(numticks=6))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def _short(flag: str) -> str:
+    return {"not_in_model": "not in the model", "not_in_optimizer": "not in the optimizer",
+            "no_gradient": "no gradient", "zero_gradient": "zero gradient"}[flag]
+
+
+def draw_legend(fig, y: float = 0.01):
+    """One line under the plots: what the markers mean."""
+    parts = [(f"{FLAGS[f][0]} {_short(f)}", PROBLEM_COLOR) for f in
+             ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient")]
+    parts.append(("⇄ shared (all paths listed)", INFO_COLOR))
+    x = 0.02
+    texts = []
+    width = fig.get_figwidth() * 72  # points
+    for text, color in parts:
+        texts.append(fig.text(x, y, text, color=color, fontsize=SMALL, va="bottom"))
+        x += (len(text) * 0.6 * SMALL + 24) / width  # about 0.6 em per character
+    return texts
+
+
+def draw_parameters(fig, report):
+    """The whole view: counts on the left, gradient norms on the right, a legend below."""
+    rows = report.parameters
+    grid = fig.add_gridspec(1, 2, width_ratios=(1, 1.35), wspace=0.05,
+                            left=0.22, right=0.74, top=1 - 0.55 / fig.get_figheight(),
+                            bottom=0.9 / fig.get_figheight())
+    ax_count = fig.add_subplot(grid[0])
+    ax_grad = fig.add_subplot(grid[1])
+    draw_parameter_counts(ax_count, report, rows)
+    draw_gradient_norms(ax_grad, report, rows)
+    draw_legend(fig)
+    return ax_count, ax_grad

@@ -1,0 +1,244 @@
+"""GradientFlow: gradient statistics per layer, step by step through training.
+
+    flow = GradientFlow(model)
+    flow                                   # show it, then train:
+    for step in range(50):
+        optimizer.zero_grad(); loss = ...; loss.backward()
+        flow.record()                      # one call per step
+        optimizer.step()
+
+Bars in layer order; a slider goes back over the recorded steps.  Thresholds mark
+the vanishing and exploding zones.  The statistics come from
+:class:`nnbook.inspect.GradientHistory`; the zones from
+:func:`nnbook.inspect.params.gradient_flow`.
+"""
+from __future__ import annotations
+
+import html
+import time
+import weakref
+
+import ipywidgets as widgets
+
+from ..inspect.params import (GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, STATS, flow_range,
+                              gradient_flow)
+from ..inspect.records import GradientHistory
+from ._base import NnbookWidget
+from .draw.gradients import draw_gradient_bars, empty_flow
+
+STAT_OPTIONS = (("norm", "norm"), ("mean", "mean"), ("max |grad|", "max_abs"))
+
+
+class GradientFlow(NnbookWidget):
+    """Per-parameter gradient norm, mean or max |grad| over recorded training steps."""
+
+    figsize = (11.0, 5.2)
+
+    def __init__(self, model=None, history: GradientHistory | None = None,
+                 thresholds=(1e-5, 1e2), stat: str = "norm", log: bool = True,
+                 biases: bool = False, redraw_interval: float = 0.25):
+        super().__init__()
+        if history is None and model is None:
+            raise TypeError("GradientFlow needs a model (GradientFlow(model)) or a recorded "
+                            "history (GradientFlow(history=nb.inspect.GradientHistory(model))).")
+        if stat not in STATS:
+            raise ValueError(f"stat must be one of {', '.join(STATS)}, got {stat!r}")
+        low, high = (float(t) for t in thresholds)
+        if not 0 < low < high:
+            raise ValueError(f"thresholds must be (low, high) with 0 < low < high, got "
+                             f"{tuple(thresholds)}")
+        self.history = history if history is not None else GradientHistory(model)
+        self.model = model if model is not None else self.history.model
+        self.thresholds = (low, high)
+        self.redraw_interval = redraw_interval  # record() redraws at most this often
+        self._ranges: dict = {}   # (stat, biases) -> [steps covered, (lo, hi) or None]
+        self._last_draw, self._stale = 0.0, False
+
+        self.stat_dropdown = widgets.Dropdown(options=STAT_OPTIONS, value=stat,
+                                              description="statistic")
+        self.log_checkbox = widgets.Checkbox(value=log, description="log scale", indent=False)
+        self.bias_checkbox = widgets.Checkbox(value=biases, description="show biases",
+                                              indent=False)
+        n = len(self.history)
+        self.step_slider = widgets.IntSlider(value=max(n - 1, 0), min=0, max=max(n - 1, 0),
+                                      description="step", disabled=n == 0,
+                                      continuous_update=True)
+        self.play = widgets.Play(value=self.step_slider.value, min=0, max=self.step_slider.max,
+                                 interval=400, description="play")
+        widgets.link((self.play, "value"), (self.step_slider, "value"))
+        widgets.link((self.play, "max"), (self.step_slider, "max"))
+        for control in (self.stat_dropdown, self.log_checkbox, self.bias_checkbox,
+                        self.step_slider):
+            control.observe(self._changed, names="value")
+        self._setup([widgets.HBox([self.play, self.step_slider]),
+                     widgets.HBox([self.stat_dropdown, self.log_checkbox, self.bias_checkbox])])
+
+    # -- feeding it -------------------------------------------------------------------
+    def record(self, step: int | None = None):
+        """Record the gradient statistics of the model now and show that step.
+
+        Call once per training step, after ``loss.backward()``.  Drawing is throttled
+        (at most every ``redraw_interval`` seconds); the newest step is drawn when the
+        cell finishes, or when the widget is shown or read.
+        """
+        stats = self.history.record(step)
+        newest = len(self.history) - 1
+        self._quiet = True
+        try:
+            self.step_slider.disabled = False
+            self.step_slider.max = newest
+            self.step_slider.value = newest
+        finally:
+            self._quiet = False
+        if time.monotonic() - self._last_draw >= self.redraw_interval:
+            self.redraw()
+        else:
+            self._stale = True
+            _flush_after_cell(self)
+        return stats
+
+    _quiet = False
+
+    def _changed(self, change) -> None:
+        if not self._quiet:
+            self.redraw()
+
+    def redraw(self) -> None:
+        self._stale = False
+        super().redraw()
+        self._last_draw = time.monotonic()
+
+    def flush(self) -> None:
+        """Draw now if record() skipped a redraw."""
+        if self._stale:
+            self.redraw()
+
+    # -- what is shown ------------------------------------------------------------------
+    def current(self):
+        """(step number, GradStats) of the step the slider shows, or None before any record."""
+        if not len(self.history):
+            return None
+        i = min(self.step_slider.value, len(self.history) - 1)
+        return self.history.steps[i], self.history.stats[i]
+
+    def bars(self):
+        """FlowBars of the current view (what the chart draws)."""
+        current = self.current()
+        if current is None:
+            return ()
+        return gradient_flow(current[1], self.stat_dropdown.value, self.thresholds,
+                             self.bias_checkbox.value)
+
+    def _limits(self):
+        """One scale for all recorded steps, so the bars can be compared while stepping."""
+        key = (self.stat_dropdown.value, self.bias_checkbox.value)
+        covered, limits = self._ranges.get(key, (0, None))
+        n = len(self.history)
+        if covered < n:
+            new = flow_range(self.history.stats[covered:], *key)
+            if limits is None or new is None:
+                limits = limits or new
+            else:  # the smallest non-zero and the largest magnitude seen so far
+                positive = [v for v in (limits[0], new[0]) if v > 0]
+                limits = (min(positive) if positive else 0.0, max(limits[1], new[1]))
+            self._ranges[key] = (n, limits)
+        return limits
+
+    def draw(self, fig) -> None:
+        current = self.current()
+        ax = fig.add_subplot()
+        if current is None:
+            empty_flow(ax, "nothing recorded yet:\ncall flow.record() after loss.backward(), "
+                           "once per training step")
+            return
+        step, stats = current
+        fig.subplots_adjust(left=0.09, right=0.89, top=0.9, bottom=0.22)
+        draw_gradient_bars(ax, stats, self.stat_dropdown.value, self.log_checkbox.value,
+                           self.thresholds, self.bias_checkbox.value, limits=self._limits(),
+                           title=f"step {step}  ({self.step_slider.value + 1} of "
+                                 f"{len(self.history)} recorded)")
+
+    def _zones(self):
+        bars = self.bars()
+        return ([b.path for b in bars if b.zone == "vanishing"],
+                [b.path for b in bars if b.zone == "exploding"],
+                [b.path for b in bars if b.zone == "none"])
+
+    def describe(self) -> str:
+        current = self.current()
+        if current is None:
+            return "GradientFlow: nothing recorded yet (call record() after loss.backward())"
+        low, high = self.thresholds
+        vanishing, exploding, missing = self._zones()
+        lines = [f"GradientFlow: step {current[0]} ({self.step_slider.value + 1} of "
+                 f"{len(self.history)} recorded), {self.stat_dropdown.value}, "
+                 f"{'log' if self.log_checkbox.value else 'linear'} scale"]
+        lines.append(f"  vanishing (< {low:g}): {_names(vanishing)}")
+        lines.append(f"  exploding (> {high:g}): {_names(exploding)}")
+        if missing:
+            lines.append(f"  no gradient: {_names(missing)}")
+        return "\n".join(lines)
+
+    def caption_html(self) -> str:
+        current = self.current()
+        if current is None:
+            return (f'<div style="font-size:15px;color:{MUTED_COLOR};">nothing recorded yet: '
+                    "call <code>flow.record()</code> after <code>loss.backward()</code>, once "
+                    "per training step.</div>")
+        low, high = self.thresholds
+        vanishing, exploding, missing = self._zones()
+        stat = html.escape(STATS[self.stat_dropdown.value])
+        parts = [f'<b style="color:{GRADIENT_COLOR};">{stat}</b> per parameter, in layer '
+                 f"order, step {current[0]}"]
+        for names, what in ((vanishing, f"▼ vanishing (&lt; {low:g})"),
+                            (exploding, f"▲ exploding (&gt; {high:g})"),
+                            (missing, "∅ no gradient")):
+            if names:
+                parts.append(f'<span style="color:{PROBLEM_COLOR};font-weight:bold;">{what}: '
+                             f"{html.escape(', '.join(names))}</span>")
+        if not (vanishing or exploding or missing):
+            parts.append(f'<span style="color:{GRADIENT_COLOR};">all within '
+                         f"[{low:g}, {high:g}]</span>")
+        return '<div style="font-size:15px;line-height:1.5;">' + "<br>".join(parts) + "</div>"
+
+    # -- the static view is always up to date -----------------------------------------------
+    def png(self) -> bytes:
+        self.flush()
+        return super().png()
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        self.flush()
+        return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+
+
+def _names(paths) -> str:
+    if not paths:
+        return "none"
+    return ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
+
+
+# In a notebook, a throttled record() is drawn when the cell finishes running.
+_pending: weakref.WeakSet = weakref.WeakSet()
+_hooked = False
+
+
+def _flush_after_cell(widget) -> None:
+    global _hooked
+    _pending.add(widget)
+    if _hooked:
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets brings IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    shell.events.register("post_run_cell", _flush_pending)
+    _hooked = True
+
+
+def _flush_pending(*_):
+    for widget in list(_pending):
+        widget.flush()
+    _pending.clear()

@@ -1,0 +1,159 @@
+"""ShapeStepper: walk a model layer by layer and watch the shapes change.
+
+    ShapeStepper(model, (10, 3, 16, 8))          # previous / next / a slider over the steps
+    ShapeStepper(broken_model, (10, 3, 16, 8), step=-1)   # straight to the failing layer
+
+The steps come from :func:`nnbook.infer_shapes`, computed once; a model that does
+not fit together is shown up to its failing layer, in red, never raised.
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+
+from ..inspect.shapes import ShapeStep, ShapeTrace, infer_shapes
+from ._base import NnbookWidget
+from .draw.shapes import (ERROR, INPUT, LAYER, MUTED, OUTPUT, draw_step, draw_step_text,
+                          fmt_count, fmt_shape, split_error)
+
+
+def layer_parameters(model, step: ShapeStep) -> list:
+    """[(name, shape, count, trainable), …] of the layer a step ran (none for an op)."""
+    if step.kind == "op":
+        return []
+    try:
+        module = model.get_submodule(step.path)
+    except Exception:  # a model changed after tracing: show no parameters rather than fail
+        return []
+    leaf = not list(module.children())
+    return [(name, tuple(p.shape), p.numel(), p.requires_grad)
+            for name, p in module.named_parameters(recurse=leaf)]
+
+
+def _trace(model, input_shape) -> ShapeTrace:
+    """infer_shapes, with anything it does not catch itself turned into one error step."""
+    try:
+        return infer_shapes(model, input_shape)
+    except Exception as err:  # a bug in a user's forward, a bad input_shape: show it
+        step = ShapeStep(index=0, path="", layer=type(model).__name__, input_shapes=(),
+                         output_shape=None, kind="error", error=err)
+        return ShapeTrace(model=type(model).__name__, input_shapes=(), steps=(step,),
+                          output_shape=None, error=err)
+
+
+class ShapeStepper(NnbookWidget):
+    """Previous/next buttons and a slider over the steps of ``infer_shapes(model, input_shape)``."""
+
+    figsize = (8.0, 4.4)
+
+    def __init__(self, model, input_shape, step: int = 0, **kwargs):
+        super().__init__(**kwargs)
+        self.model = model
+        self.trace = _trace(model, input_shape)
+        self.params = [layer_parameters(model, s) for s in self.trace.steps]
+        last = len(self.trace.steps) - 1
+        start = min(max(step if step >= 0 else last + 1 + step, 0), last)
+        self.previous_button = widgets.Button(description="◀ previous",
+                                              layout=widgets.Layout(width="120px"))
+        self.next_button = widgets.Button(description="next ▶",
+                                          layout=widgets.Layout(width="120px"))
+        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="step",
+                                        layout=widgets.Layout(width="420px"),
+                                        disabled=last == 0)
+        self.previous_button.on_click(lambda _: self._move(-1))
+        self.next_button.on_click(lambda _: self._move(+1))
+        self.slider.observe(self._on_slider, names="value")
+        self._update_buttons()
+        self._setup([widgets.HBox([self.previous_button, self.slider, self.next_button])])
+
+    # -- view state -------------------------------------------------------------------
+    @property
+    def step(self) -> ShapeStep:
+        return self.trace.steps[self.slider.value]
+
+    def _move(self, delta: int) -> None:
+        self.slider.value = min(max(self.slider.value + delta, 0), self.slider.max)
+
+    def _on_slider(self, change) -> None:
+        self._update_buttons()
+        self.redraw()
+
+    def _update_buttons(self) -> None:
+        self.previous_button.disabled = self.slider.value == 0
+        self.next_button.disabled = self.slider.value == self.slider.max
+
+    # -- rendering ----------------------------------------------------------------------
+    def _counter(self) -> str:
+        text = f"step {self.step.index} of {len(self.trace.steps)}"
+        if self.trace.error is not None and not self.step.failed:
+            text += f" (fails at {len(self.trace.steps) - 1})"
+        return text
+
+    def draw(self, fig) -> None:
+        step, params = self.step, self.params[self.slider.value]
+        total = sum(count for _, _, count, _ in params)
+        params_text = (f"{fmt_count(total)} parameters" if params
+                       else "" if step.failed else "no parameters")
+        boxes = fig.add_axes((0.0, 0.29, 1.0, 0.71))
+        draw_step(boxes, step, title=f"{self._counter()} · layer {step.name}",
+                  params_text=params_text)
+        draw_step_text(boxes, step, params, x=0.025, top=0.28, coords="figure fraction")
+
+    def describe(self) -> str:
+        step = self.step
+        inputs = " ".join(fmt_shape(s) for s in step.input_shapes) or "()"
+        if step.failed:
+            what = split_error(step.error)["what"]
+            what = what.split(": ", 1)[1] if what.startswith(step.name + ": ") else what
+            result = f"FAILED: {what}"
+        else:
+            result = fmt_shape(step.output_shape)
+        return f"ShapeStepper: {self._counter()}, {step.name} {inputs} -> {result}"
+
+    def caption_html(self) -> str:
+        step, params = self.step, self.params[self.slider.value]
+        esc = html.escape
+        colour = ERROR if step.failed else "inherit"
+        head = (f"<div style='font-size:16px;color:{colour}'><b>{esc(self._counter())}</b>"
+                f" · <code>{esc(step.path or type(self.model).__name__)}</code> "
+                f"<b>{esc(step.layer)}</b>"
+                + (f" <span style='color:{MUTED}'>(in {esc(step.container)})</span>"
+                   if step.container else "") + "</div>")
+        inputs = ", ".join(esc(fmt_shape(s)) for s in step.input_shapes) or "none"
+        output = (f"<span style='color:{OUTPUT}'>{esc(fmt_shape(step.output_shape))}</span>"
+                  if step.output_shape is not None
+                  else f"<span style='color:{ERROR}'><b>failed</b></span>")
+        flow = (f"<div><span style='color:{INPUT}'>input {inputs}</span> → "
+                f"<span style='color:{LAYER}'>{esc(step.layer)}</span> → output {output}</div>")
+        formula = "".join(f"<div><code>{esc(line)}</code></div>" for line in step.formula)
+        return (f"<div style='font-size:15px;line-height:1.5'>{head}{flow}{formula}"
+                f"{self._params_html(params)}{self._error_html(step)}</div>")
+
+    @staticmethod
+    def _params_html(params) -> str:
+        if not params:
+            return ""
+        rows = "".join(
+            f"<tr><td><code>{html.escape(name)}</code></td><td>{fmt_shape(shape)}</td>"
+            f"<td style='text-align:right'>{fmt_count(count)}</td>"
+            f"<td>{'' if trainable else 'frozen'}</td></tr>"
+            for name, shape, count, trainable in params)
+        total = fmt_count(sum(count for _, _, count, _ in params))
+        return ("<table style='font-size:14px'><tr><th align='left'>parameter</th>"
+                "<th align='left'>shape</th><th>count</th><th></th></tr>" + rows
+                + f"<tr><td><b>total</b></td><td></td><td style='text-align:right'><b>{total}"
+                "</b></td><td></td></tr></table>")
+
+    @staticmethod
+    def _error_html(step) -> str:
+        if not step.failed:
+            return ""
+        parts = split_error(step.error)
+        values = "\n".join(parts["values"])
+        return (f"<div style='color:{ERROR};border-left:4px solid {ERROR};padding-left:8px'>"
+                f"<b>{html.escape(parts['type'])}: {html.escape(parts['what'])}</b>"
+                + (f"<pre style='color:{ERROR};margin:4px 0'>{html.escape(values)}</pre>"
+                   if values else "")
+                + (f"<div><b>hint:</b> {html.escape(parts['hint'])}</div>"
+                   if parts["hint"] else "") + "</div>")
