@@ -51,9 +51,10 @@ def _groups_text(connections) -> str:
             runs[-1][1] = o
         else:
             runs.append([o, o, inputs])
-    parts = [f"{_span(a, b)} read {_span(r.start, r.stop - 1)}" for a, b, r in runs]
-    return "output channels " + parts[0].replace(" read ", " read input channels ", 1) + \
-        "".join(f"; {p}" for p in parts[1:])
+    parts = [(_span(a, b), _span(r.start, r.stop - 1)) for a, b, r in runs]
+    (outs, ins), rest = parts[0], parts[1:]
+    return f"output channels {outs} read input channels {ins}" + \
+        "".join(f"; {outs} read {ins}" for outs, ins in rest)
 
 
 def _slider(description, low, high, value) -> widgets.IntSlider:
