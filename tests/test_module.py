@@ -362,3 +362,23 @@ def test_allow_build_in_forward_opts_out():
     assert Probing()(nb.ones(2, 4)).shape == (2, 1)
     with pytest.raises(nn.BuildInForwardError):
         BuildsInForward()(nb.ones(3, 5))  # the opt-out ended with its block
+
+
+def test_unregistered_trainable_tensors_are_warned_about():
+    import warnings
+
+    from nnbook.nn import HiddenModuleWarning
+
+    class Loose(nb.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nb.randn(3, 2, requires_grad=True)        # not a Parameter
+            self.ws = [nb.nn.Parameter(nb.randn(2)) for _ in range(2)]  # hidden in a list
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = Loose()
+    texts = [str(w.message) for w in caught if w.category is HiddenModuleWarning]
+    assert any("self.w is a Tensor with requires_grad=True, not a Parameter" in t for t in texts)
+    assert any("self.ws is a plain list holding 2 Parameter(s)" in t for t in texts)
+    assert list(model.parameters()) == []

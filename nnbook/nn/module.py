@@ -168,6 +168,9 @@ class Module:
         else:
             if params is not None and isinstance(value, (list, tuple, dict)):
                 _warn_hidden_modules(self, name, value)
+            elif params is not None and isinstance(value, Tensor) and value.requires_grad \
+                    and value.is_leaf:
+                _warn_hidden_tensor(self, name, value)
             object.__setattr__(self, name, value)
 
     def _register(self, kind: str, name: str, value) -> None:
@@ -513,9 +516,30 @@ class HiddenModuleWarning(UserWarning):
     """Layers stored in a plain list or dict, where the model cannot see them."""
 
 
+def _warn_hidden_tensor(module: Module, name: str, value) -> None:
+    """A trainable-looking Tensor that is not a Parameter: the optimizer will never see it."""
+    cls = type(module).__name__
+    warn_from_user_code(HiddenModuleWarning(message(
+        f"self.{name} is a Tensor with requires_grad=True, not a Parameter: {cls} does not "
+        "register it, so it is missing from parameters(), the optimizer and state_dict().",
+        where=cls, values=f"shape {tuple(value.shape)}",
+        hint=f"wrap it: self.{name} = nb.nn.Parameter(tensor); or, if it is a constant, "
+        "create it without requires_grad (a buffer: self.register_buffer(...)).",
+        line=False)))
+
+
 def _warn_hidden_modules(module: Module, name: str, value) -> None:
     items = value.values() if isinstance(value, dict) else value
     mine = {id(m) for m in module._modules.values()}
+    params = [p for p in items if isinstance(p, Parameter)]
+    if params:
+        cls = type(module).__name__
+        warn_from_user_code(HiddenModuleWarning(message(
+            f"self.{name} is a plain {type(value).__name__} holding {len(params)} "
+            f"Parameter(s); {cls} cannot see inside it, so they are missing from "
+            "parameters(), the optimizer and state_dict().", where=cls,
+            hint="register each one (self.w0 = nb.nn.Parameter(...)), or keep them in a "
+            "sub-Module's attributes.", line=False)))
     hidden = [m for m in items if isinstance(m, Module) and id(m) not in mine]
     if not hidden:
         return
