@@ -24,7 +24,7 @@ def pair(v):
 def conv_ref(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     """The definition, one output pixel at a time."""
     (sh, sw), (ph, pw), (dh, dw) = pair(stride), pair(padding), pair(dilation)
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     c_out, per_group, kh, kw = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     ho = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
@@ -137,6 +137,25 @@ def test_first_layer_skips_grad_x():
     assert grads[0] is None and grads[1].shape == w.shape
 
 
+@pytest.mark.parametrize("w_shape,kw_args", [((4, 3, 3, 2), dict(padding=1)),
+                                             ((6, 1, 3, 3), dict(padding=1, groups=3)),
+                                             ((4, 3, 1, 1), dict(stride=2))])
+def test_frozen_weight_still_gives_grad_x(w_shape, kw_args):
+    x, w = t64(2, 3, 7, 5), t64(*w_shape, requires_grad=False)
+    assert nb.gradcheck(lambda x: conv(x, w, **kw_args), (x,))
+
+
+@pytest.mark.parametrize("w_shape,kw_args", [((4, 3, 3, 2), dict(padding=1)),
+                                             ((6, 1, 3, 3), dict(padding=1, groups=3)),
+                                             ((4, 3, 1, 1), dict(stride=2))])
+def test_empty_batch(w_shape, kw_args):
+    x, w, b = t64(0, 3, 7, 5), t64(*w_shape), t64(w_shape[0])
+    y = conv(x, w, b, **kw_args)
+    assert y.shape == Conv2d(**kw_args).infer(Spec(x.shape), Spec(w.shape))
+    y.backward(np.ones(y.shape))
+    assert x.grad.shape == x.shape and not w.grad.data.any() and not b.grad.data.any()
+
+
 @pytest.mark.parametrize("groups,c_out", [(1, 5), (3, 3), (3, 6)])
 def test_unbatched_input(groups, c_out):
     x, w, b = t64(3, 7, 5), t64(c_out, 3 // groups, 3, 2), t64(c_out)
@@ -150,18 +169,33 @@ def test_unbatched_input(groups, c_out):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dtype_is_kept(kind, dtype):
     c_in, groups, kernel = {"im2col": (3, 1, 3), "pointwise": (3, 1, 1),
-                            "depthwise": (4, 4, 3)}[kind]
+                            "depthwise": (8, 8, 3)}[kind]
     x = nb.tensor(RNG.standard_normal((2, c_in, 7, 5)).astype(dtype), requires_grad=True)
     w = nb.tensor(RNG.standard_normal((8, c_in // groups, kernel, kernel)).astype(dtype),
                   requires_grad=True)
     b = nb.tensor(RNG.standard_normal(8).astype(dtype), requires_grad=True)
     y = conv(x, w, b, stride=(1, 2), groups=groups)
+    assert y._op.path == kind
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == w.grad.dtype == b.grad.dtype == dtype
 
 
+@pytest.mark.parametrize("x_shape,w_shape,kw_args,path", [
+    ((2, 3, 7, 5), (4, 3, 1, 1), dict(stride=2), "pointwise"),
+    ((2, 4, 7, 5), (4, 2, 1, 1), dict(groups=2), "pointwise"),
+    ((2, 3, 7, 5), (4, 3, 1, 1), dict(padding=1), "im2col"),      # 1×1 with padding
+    ((2, 4, 7, 5), (4, 1, 3, 2), dict(groups=4), "depthwise"),
+    ((2, 4, 7, 5), (8, 1, 3, 2), dict(groups=4), "im2col"),       # multiplier 2: grouped GEMMs
+    ((2, 1, 7, 5), (4, 1, 3, 2), dict(), "im2col"),               # one input channel
+])
+def test_algorithm_choice(x_shape, w_shape, kw_args, path):
+    """Which of the three ways computes a call (all are checked against the reference)."""
+    y = conv(t64(*x_shape), t64(*w_shape), **kw_args)
+    assert y._op.path == path
+
+
 def test_seed_002_depthwise_on_non_square_input():
-    """Seed 002: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4 input, forward and backward."""
+    """Seed 002: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4 input, both ways."""
     x, w, b = t64(10, 64, 8, 4), t64(64, 1, 3, 3), t64(64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)

@@ -1,4 +1,5 @@
-"""Pooling ops: forward against naive numpy references, backward by gradcheck, shape rule, errors."""
+"""Pooling ops: forward against naive numpy references, backward by gradcheck, shape rule,
+errors."""
 import itertools
 import math
 import time
@@ -91,9 +92,9 @@ def pool(op, x):
 SIZES = [(7, 5), (9, 4), (5, 11)]
 # (kernel, stride, padding, dilation, ceil_mode)
 MAX_CONFIGS = [
-    (2, None, 0, 1, False), (3, 2, 1, 1, False), (3, 2, 1, 1, True), ((3, 2), (2, 1), (1, 0), 1, True),
-    ((1, 3), (1, 2), (0, 1), 1, False), (2, 1, 0, (2, 1), False), ((3, 2), (2, 3), 1, (1, 2), True),
-    (3, None, 0, 1, True),
+    (2, None, 0, 1, False), (3, 2, 1, 1, False), (3, 2, 1, 1, True),
+    ((3, 2), (2, 1), (1, 0), 1, True), ((1, 3), (1, 2), (0, 1), 1, False),
+    (2, 1, 0, (2, 1), False), ((3, 2), (2, 3), 1, (1, 2), True), (3, None, 0, 1, True),
 ]
 # (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
 AVG_CONFIGS = [
@@ -170,6 +171,16 @@ def test_dtype_is_kept(op, dtype):
     assert y.dtype == x.grad.dtype == dtype
 
 
+@pytest.mark.parametrize("op", [MaxPool2d(2), AvgPool2d(3, 2, 1), AdaptiveAvgPool2d((2, 3))],
+                         ids=lambda op: op.name)
+def test_empty_batch(op):
+    x = t64(0, 3, 7, 5)
+    y = pool(op, x)
+    assert y.shape == op.infer(Spec(x.shape))
+    y.backward(np.ones(y.shape))
+    assert x.grad.shape == x.shape
+
+
 def test_max_pool_padding_is_minus_infinity():
     x = nb.tensor(-np.ones((1, 1, 3, 3)) - np.arange(9).reshape(1, 1, 3, 3))
     y = pool(MaxPool2d(3, 1, 1), x)
@@ -221,8 +232,8 @@ def test_formulas():
     ]
     # ceil_mode: a last window that would start in the right padding is dropped
     assert MaxPool2d(2, 2, 1, ceil_mode=True).formula(Spec((1, 1, 5, 4))) == [
-        "H_out = ceil((5 + 2·1 − 1·(2 − 1) − 1) / 2) + 1 − 1 = 3 "
-        "(the last window would start in the padding)",
+        ("H_out = ceil((5 + 2·1 − 1·(2 − 1) − 1) / 2) + 1 − 1 = 3 "
+         "(the last window would start in the padding)"),
         "W_out = ceil((4 + 2·1 − 1·(2 − 1) − 1) / 2) + 1 = 3",
     ]
     assert AvgPool2d((3, 2), 2).formula(Spec((1, 3, 7, 5))) == [
@@ -243,8 +254,8 @@ def test_formulas():
     (MaxPool2d(3, 1, 2), (1, 1, 7, 5),
      r"padding must be at most half the kernel size, got padding=2 with kernel size 3"),
     (AvgPool2d((3, 1), 1, (1, 1)), (1, 1, 7, 5), r"got padding=1 with kernel size 1"),
-    (MaxPool2d(3, 2), (1, 1, 2, 8), r"the output would be 0×3: the window does not fit in the "
-     r"2×8 input"),
+    (MaxPool2d(3, 2), (1, 1, 2, 8),
+     r"the output would be 0×3: the window does not fit in the 2×8 input"),
     (AvgPool2d(4), (1, 1, 7, 3), r"the output would be 1×0"),
     (MaxPool2d(0), (1, 1, 7, 5), r"kernel_size must be at least 1, got kernel_size=0"),
     (MaxPool2d(2, (1, 0)), (1, 1, 7, 5), r"stride must be at least 1, got stride=\(1, 0\)"),

@@ -3,13 +3,18 @@
 * :func:`infer_shapes` and :func:`summary` -- shapes, formulas and sizes without data;
 * :func:`record` -- module calls, the op graph and backward steps of a real pass;
 * :func:`trace_backward` -- a loss's backward, node by node, without touching ``.grad``;
-* :class:`GradientHistory` and :func:`gradient_stats` -- gradient statistics per parameter.
+* :class:`GradientHistory` and :func:`gradient_stats` -- gradient statistics per parameter;
+* :func:`parameter_report` -- what a model and its optimizer hold, and what looks wrong;
+* :func:`conv_geometry`, :func:`receptive_field` -- convolution arithmetic as data.
 """
 from .records import (BackwardStep, BackwardTrace, GradientHistory, GradStats, ModuleCall,
                       OpNode, Recording, gradient_stats, record, trace_backward)
+from .conv_geometry import conv_geometry, group_connections, receptive_field
+from .params import ParameterReport, parameter_report
 from .shapes import ShapeStep, ShapeTrace, infer_shapes
 from .summary import Summary, SummaryRow, summary
 
-__all__ = ["BackwardStep", "BackwardTrace", "GradStats", "GradientHistory", "ModuleCall",
+__all__ = ["ParameterReport", "conv_geometry", "group_connections", "parameter_report",
+           "receptive_field", "BackwardStep", "BackwardTrace", "GradStats", "GradientHistory", "ModuleCall",
            "OpNode", "Recording", "ShapeStep", "ShapeTrace", "Summary", "SummaryRow",
            "gradient_stats", "infer_shapes", "record", "summary", "trace_backward"]

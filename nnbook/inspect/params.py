@@ -317,10 +317,13 @@ def report_html(report: ParameterReport, font_px: int = 15) -> str:
         out += [_row_html(r, 1.9) for r in strays]
     out.append("</table>")
     findings = report.findings()
+    if report.ok and report.backward_seen:
+        held = "is in the optimizer and " if report.optimizer else ""
+        findings = [f"✔ every parameter {held}got a gradient in the last backward"]
     if findings:
         out.append('<div style="margin-top:6px;">')
         for line in findings:
-            color = INFO_COLOR if line.startswith(FLAGS["shared"][0]) else \
+            color = INFO_COLOR if line.startswith((FLAGS["shared"][0], "✔")) else \
                 MUTED_COLOR if line.startswith("(") else PROBLEM_COLOR
             out.append(f'<div style="color:{color};">{e(line)}</div>')
         out.append("</div>")

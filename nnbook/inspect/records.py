@@ -297,7 +297,7 @@ class _RecordingHolder:
         return self._rec._repr_html_() if self._rec else ""
 
 
-def trace_backward(root: Tensor, gradient=None, model=None) -> BackwardTrace:
+def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
     """Replay the backward of ``root`` step by step without touching any ``.grad``.
 
     The graph comes from the tensors themselves, so ``out`` of every node is

@@ -39,8 +39,9 @@ class BackwardStepper(NnbookWidget):
         self.parts = graph_layout(self.trace)
         self._labels = None
         layout = self.parts[2]
+        # sized so the labels fit their boxes; a very large graph is squeezed (and crowded)
         self.figsize = (min(layout.width * UNIT_IN + 0.4, 11.0) + PANEL_IN,
-                        max(layout.depth * LAYER_IN + 0.4, 6.0))
+                        min(max(layout.depth * LAYER_IN + 0.4, 6.0), 20.0))
         total = len(self.trace.steps)
         self.prev_button = widgets.Button(description="◀ prev", tooltip="previous step")
         self.next_button = widgets.Button(description="next ▶", tooltip="next backward step")
@@ -76,13 +77,14 @@ class BackwardStepper(NnbookWidget):
         rect = [0.1 / width, 0.15 / height, (graph_in - 0.2) / width, 1 - 0.3 / height]
         ax = fig.add_axes(rect)
         draw_graph(ax, self.trace, self.current, self.parts, labels=False)
+        left = (graph_in + 0.15) / width
         key = (width, height)
         if self._labels is None or self._labels[0] != key:  # drawn once: text is slow
             self._labels = (key, render_node_labels(self.parts, (width, height), rect, PNG_DPI,
-                                                    backward_order(self.trace)))
+                                                    backward_order(self.trace), left))
         fig.add_artist(PastedImage(*self._labels[1]))
-        draw_step_panel(fig, self.trace, self.current, left=(graph_in + 0.15) / width,
-                        top=1 - 0.15 / height)
+        draw_step_panel(fig, self.trace, self.current, left=left, top=1 - 0.15 / height,
+                        legend=False)
 
     def describe(self) -> str:
         total = len(self.trace.steps)

@@ -65,11 +65,12 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         if b.value is None:
             ax.text(x, 0.02, "no\ngrad", transform=ax.get_xaxis_transform(), ha="center",
                     va="bottom", fontsize=SMALL, color=PROBLEM_COLOR, fontweight="bold")
-        elif len(flow) <= 16:
-            y = bar.get_y() + bar.get_height() if b.value >= 0 or log else bar.get_y()
-            ax.text(x, y, f" {b.value:.2g}", ha="center", va="bottom", fontsize=SMALL,
-                    color=ZONE_COLORS[b.zone] if b.zone != "vanishing" else PROBLEM_COLOR,
-                    rotation=90 if len(flow) > 10 else 0)
+        elif len(flow) <= 16:  # the value on top of its bar (below it when negative)
+            up = b.value >= 0 or log
+            ax.text(x, bar.get_y() + bar.get_height() if up else bar.get_y(), f"{b.value:.2g}",
+                    ha="center", va="bottom" if up else "top",
+                    fontsize=SMALL if len(flow) <= 10 else SMALL - 1.5,
+                    color=ZONE_COLORS[b.zone] if b.zone != "vanishing" else PROBLEM_COLOR)
     ax.set_xticks(xs, [b.path for b in flow], rotation=30 if len(flow) > 4 else 0,
                   ha="right" if len(flow) > 4 else "center", fontsize=SMALL + 0.5)
     for tick, b in zip(ax.get_xticklabels(), flow):

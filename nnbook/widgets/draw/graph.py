@@ -406,12 +406,13 @@ class PastedImage(Artist):
         gc.restore()
 
 
-def render_node_labels(parts, figsize, rect, dpi, order=None):
-    """The node labels alone, rendered once as an RGBA image the size of the figure.
+def render_node_labels(parts, figsize, rect, dpi, order=None, legend_left=None):
+    """The node labels alone (and the colour legend at ``legend_left``, if given), rendered
+    once as an RGBA image the size of the figure.
 
     Text is most of the cost of a redraw; labels never change, so a widget pastes this
-    image (``fig.figimage``) instead of drawing them again.  Returns (image, x, y): the
-    image cropped to its content and its offset in pixels from the figure's lower left.
+    image (:class:`PastedImage`) instead of drawing them again.  Returns (image, x, y):
+    the image cropped to its content and its offset in pixels from the figure's lower left.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -423,6 +424,8 @@ def render_node_labels(parts, figsize, rect, dpi, order=None):
     ax.patch.set_alpha(0)
     draw_node_labels(ax, parts, order)
     frame_graph(ax, parts)
+    if legend_left is not None:
+        draw_graph_legend(fig, legend_left)
     canvas.draw()
     image = np.asarray(canvas.buffer_rgba())
     rows = np.flatnonzero(image[:, :, 3].any(axis=1))
@@ -494,11 +497,23 @@ def step_view(trace, index: int) -> StepView:
 PANEL_FONT = 13
 
 
-def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.98):
+def draw_graph_legend(fig, left: float, bottom: float = 0.02) -> list:
+    """Two lines saying what the colours of the graph mean (figure texts)."""
+    line = PANEL_FONT * 1.32 / (fig.get_figheight() * 72)
+    return [fig.text(left, bottom + 1.6 * line, "blue: forward values (parameters, inputs, "
+                     "ops not yet reached)", color=FORWARD_COLOR, fontsize=PANEL_FONT - 2,
+                     va="bottom", ha="left"),
+            fig.text(left, bottom, "purple: backward done · thick: current op · n: order",
+                     color=GRADIENT_COLOR, fontsize=PANEL_FONT - 2, va="bottom", ha="left")]
+
+
+def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.98,
+                    legend: bool = True):
     """Text beside the graph: the current op's forward inputs, out and dout, and what it
     returns -- the three kinds of argument of ``bprop(self, *inputs, out, dout)``.
 
-    Figure texts from (``left``, ``top``) in figure fractions (no Axes: cheaper).
+    Figure texts from (``left``, ``top``) in figure fractions (no Axes: cheaper); the
+    colour legend at the foot unless ``legend=False`` (a widget pastes it with the labels).
     """
     from ...inspect.params import value_summary
 
@@ -513,6 +528,8 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
                               family="DejaVu Sans Mono" if mono else None, linespacing=1.32))
         cursor[0] -= line * (len(lines) * size / PANEL_FONT + gap)
 
+    if legend:
+        texts += draw_graph_legend(fig, left)
     total = len(trace.steps)
     if current >= total:
         put(f"backward finished ({total} steps)", size=PANEL_FONT + 2, weight="bold",
@@ -537,10 +554,13 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
         + ([f"  value {out.head[0]:.4g}"] if out and not out.shape else []),
         color=FORWARD_COLOR)
     put(["3. dout = ∂loss/∂out, arriving", f"  {compact_shape(view.dout.shape):<11} "
-         f"‖dout‖ {view.dout.norm:.3g}"], color=GRADIENT_COLOR)
+         f"‖dout‖ {view.dout.norm:.3g}"]
+        + (["  (backward starts here: ∂loss/∂loss = 1)"] if current == 0 else []),
+        color=GRADIENT_COLOR)
     put(["returns one gradient per input"] + [
         f"  grad {a.name:<{width}} ‖g‖ {a.grad.norm:<9.3g} → {a.source}"
-        if a.grad is not None else f"  grad {a.name:<{width}} None: a constant" for a in view.arguments],
+        if a.grad is not None else f"  grad {a.name:<{width}} None: a constant"
+        for a in view.arguments],
         color=GRADIENT_COLOR, gap=1.0)
     names = [a.name for a in view.arguments]
     put(["as a custom backward rule:",

@@ -128,8 +128,10 @@ def draw_legend(fig, y: float = 0.01):
 def draw_parameters(fig, report):
     """The whole view: counts on the left, gradient norms on the right, a legend below."""
     rows = report.parameters
+    notes = any(r.problems for r in rows)  # a column of problem notes on the right
     grid = fig.add_gridspec(1, 2, width_ratios=(1, 1.35), wspace=0.05,
-                            left=0.22, right=0.74, top=1 - 0.55 / fig.get_figheight(),
+                            left=0.22, right=0.74 if notes else 0.97,
+                            top=1 - 0.55 / fig.get_figheight(),
                             bottom=0.9 / fig.get_figheight())
     ax_count = fig.add_subplot(grid[0])
     ax_grad = fig.add_subplot(grid[1])

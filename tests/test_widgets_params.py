@@ -1,0 +1,288 @@
+"""ParameterExplorer, GradientFlow and BackwardStepper, headless: build them on real models,
+move every control, read what the view shows."""
+import base64
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
+import nnbook as nb  # noqa: E402
+from nnbook import nn  # noqa: E402
+from nnbook.widgets import BackwardStepper, GradientFlow, ParameterExplorer  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def shown(widget):
+    """What the Output shows: (text/plain, PNG bytes)."""
+    (output,) = widget.output.outputs
+    assert output["output_type"] == "display_data"
+    data = output["data"]
+    return data["text/plain"], base64.b64decode(data["image/png"])
+
+
+def check_fallback(widget):
+    bundle = widget._repr_mimebundle_()
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+    text = bundle["text/plain"]
+    assert text == widget.describe() and len(text.splitlines()) <= 5
+    assert all(len(line) < 160 for line in text.splitlines())
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert len(repr(widget)) < 160 and "base64" not in repr(widget)
+
+
+# -- ParameterExplorer ---------------------------------------------------------------------
+
+class Cell(nn.Module):
+    """Seed 000 after the fix: conv1 and conv2 built in __init__."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(6, 6, 3, padding=1)
+        self.conv2 = nn.Conv2d(6, 3, 1)
+
+    def forward(self, x):
+        return self.conv2(self.conv1(x))
+
+
+def test_parameter_explorer_makes_seed000_obvious():
+    nb.manual_seed(0)
+    x = nb.randn(2, 6, 5, 3)
+    w, w2 = nn.Parameter(nb.randn(6, 6, 3, 3)), nn.Parameter(nb.randn(3, 6, 1, 1))
+    model = Cell()
+    optimizer = nb.optim.Adam([w, w2], lr=0.01)   # the seed's optimizer: the strays only
+    explorer = ParameterExplorer(model, optimizer)
+
+    page = explorer.caption.value
+    assert "held by the optimizer only (not in Cell)" in page
+    assert "optimizer param 0" in page and "optimizer param 1" in page
+    assert page.count("✘ no") == 4                # conv1/conv2 weights and biases
+    assert "⊘ in the model but not in the optimizer" in page
+    assert "legend" in page
+    assert explorer.describe().splitlines() == [
+        "Cell: 4 parameter tensor(s), 351 values (351 trainable), 0 buffer(s); Adam holds 2",
+        "  ✖ 2 held by the optimizer but not in the model: optimizer param 0 (6, 6, 3, 3), "
+        "optimizer param 1 (3, 6, 1, 1)",
+        "  ⊘ 4 in the model but not in the optimizer: conv1.weight, conv1.bias, "
+        "conv2.weight, conv2.bias",
+        "  (no gradients yet: run loss.backward() to check which parameters get one)"]
+    assert explorer.problems() == {
+        "not_in_model": ["optimizer param 0", "optimizer param 1"],
+        "not_in_optimizer": ["conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias"]}
+    text, png = shown(explorer)
+    assert text == explorer.describe() and png.startswith(PNG_MAGIC)
+
+    model(x).sum().backward()                      # the next backward, then refresh
+    explorer.refresh_button.click()
+    assert "∅ 2 got no gradient in the last backward: optimizer param 0, optimizer param 1" \
+        in explorer.describe()
+    page = explorer.caption.value
+    assert page.count(">none</span>") == 2          # the strays' |grad| column
+    assert shown(explorer)[0] == explorer.describe()
+    assert w.grad is None and w2.grad is None
+    check_fallback(explorer)
+
+
+def test_parameter_explorer_shows_both_paths_of_a_shared_linear():
+    lin = nn.Linear(4, 4)
+    model = nn.Sequential(lin, nn.Tanh(), lin, nn.BatchNorm1d(4))
+    explorer = ParameterExplorer(model, nb.optim.SGD(model.parameters(), lr=0.1))
+    assert "⇄ 2 shared: 0.weight = 2.weight, 0.bias = 2.bias" in explorer.describe()
+    page = explorer.caption.value
+    assert "shared: 0.weight = 2.weight" in page
+    assert "running_mean" in page and "(buffer)" in page
+    model(nb.randn(3, 4)).sum().backward()
+    explorer.refresh()
+    assert explorer.describe().splitlines()[1:] == [
+        "  ⇄ 2 shared: 0.weight = 2.weight, 0.bias = 2.bias",
+        "  every parameter is in the optimizer and got a gradient"]
+    assert explorer.report.ok
+
+
+def test_parameter_explorer_without_an_optimizer():
+    explorer = ParameterExplorer(nn.Linear(2, 3))
+    assert explorer.describe().startswith("Linear: 2 parameter tensor(s), 9 values")
+    assert "in optimizer" in explorer.caption.value and "—" in explorer.caption.value
+
+
+# -- GradientFlow -------------------------------------------------------------------------
+
+def sigmoid_mlp(depth=6, width=16):
+    nb.manual_seed(0)
+    layers = []
+    for _ in range(depth):
+        layers += [nn.Linear(width, width), nn.Sigmoid()]
+    return nn.Sequential(*layers, nn.Linear(width, 3))
+
+
+def train(model, flow, steps):
+    x, y = nb.randn(32, 16), nb.randint(0, 3, (32,))
+    optimizer = nb.optim.SGD(model.parameters(), lr=0.1)
+    sizes = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        nn.CrossEntropyLoss()(model(x), y).backward()
+        flow.record()
+        sizes.append((flow.step_slider.max, flow.step_slider.value))
+        optimizer.step()
+    return sizes
+
+
+def test_gradient_flow_fed_by_a_training_loop():
+    model = sigmoid_mlp()
+    flow = GradientFlow(model, thresholds=(1e-4, 1e2))
+    assert flow.describe() == ("GradientFlow: nothing recorded yet (call record() after "
+                               "loss.backward())")
+    assert flow.step_slider.disabled and shown(flow)[1].startswith(PNG_MAGIC)
+
+    sizes = train(model, flow, 4)
+    assert sizes == [(0, 0), (1, 1), (2, 2), (3, 3)]        # the slider follows the newest
+    assert not flow.step_slider.disabled and len(flow.history) == 4
+    flow.flush()
+    text = shown(flow)[0]
+    assert text.splitlines()[0] == "GradientFlow: step 3 (4 of 4 recorded), norm, log scale"
+    vanishing = text.splitlines()[1]
+    assert vanishing.startswith("  vanishing (< 0.0001): 0.weight, 2.weight")
+    assert "12.weight" not in vanishing                       # the last layer is healthy
+    assert "▼ vanishing (&lt; 0.0001): 0.weight" in flow.caption.value
+    ax = flow.figure.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_title(loc="left").startswith("step 3")
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"{2 * i}.weight"
+                                                            for i in range(7)]
+    check_fallback(flow)
+
+
+def test_gradient_flow_controls_change_the_view():
+    model = sigmoid_mlp(depth=3)
+    flow = GradientFlow(model, redraw_interval=0)
+    train(model, flow, 3)
+    before = shown(flow)[1]
+
+    flow.stat_dropdown.value = "mean"
+    assert "mean, log scale" in shown(flow)[0]
+    assert flow.figure.axes[0].get_ylabel() == "|mean of grad|"
+    flow.log_checkbox.value = False
+    assert "mean, linear scale" in shown(flow)[0]
+    assert flow.figure.axes[0].get_yscale() == "linear"
+    flow.stat_dropdown.value = "max_abs"
+    flow.bias_checkbox.value = True
+    labels = [t.get_text() for t in flow.figure.axes[0].get_xticklabels()]
+    assert labels[:2] == ["0.weight", "0.bias"] and len(labels) == 8
+    flow.step_slider.value = 0
+    assert shown(flow)[0].startswith("GradientFlow: step 0 (1 of 3 recorded), max_abs, "
+                                     "linear scale")
+    assert shown(flow)[1] != before
+    assert flow.play.max == 2
+
+
+def test_gradient_flow_from_an_existing_history():
+    model = sigmoid_mlp(depth=2)
+    history = nb.inspect.GradientHistory(model)
+    x, y = nb.randn(8, 16), nb.randint(0, 3, (8,))
+    for _ in range(2):
+        model.zero_grad()
+        nn.CrossEntropyLoss()(model(x), y).backward()
+        history.record()
+    flow = GradientFlow(history=history, thresholds=(1e-9, 1e-3))
+    assert flow.model is model and flow.step_slider.max == 1
+    assert "exploding (> 0.001): " in flow.describe()
+    assert "▲ exploding" in flow.caption.value
+    with pytest.raises(TypeError, match="needs a model"):
+        GradientFlow()
+    with pytest.raises(ValueError, match="0 < low < high"):
+        GradientFlow(model, thresholds=(1e-2, 1e-3))
+
+
+# -- BackwardStepper ------------------------------------------------------------------------
+
+def seed002():
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
+               nn.Sequential(nn.DepthwiseConv2d(64, 3, padding=1), nn.Conv2d(64, 512, 1),
+                             nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
+        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
+        nn.LogSoftmax(dim=1))
+
+
+def test_backward_stepper_on_a_small_graph_with_the_buttons():
+    nb.manual_seed(0)
+    w = nb.randn(3, 2, requires_grad=True)
+    x = nb.randn(4, 3)
+    loss = (x @ w).tanh().sum()
+    stepper = BackwardStepper(loss)
+    assert stepper.step_slider.max == 3 and stepper.prev_button.disabled
+    assert stepper.describe().splitlines()[0] == "BackwardStepper: 3 ops; step 1 of 3: sum"
+    seen = []
+    while not stepper.next_button.disabled:
+        seen.append(stepper.describe().splitlines()[0])
+        stepper.next_button.click()
+    assert seen[1:] == ["BackwardStepper: 3 ops; step 2 of 3: tanh",
+                        "BackwardStepper: 3 ops; step 3 of 3: matmul"]
+    assert stepper.describe() == "BackwardStepper: 3 ops; backward finished: gradients for " \
+                                 "1 leaves"
+    assert "Backward finished" in stepper.caption.value
+    assert "input" in stepper.details.value
+    stepper.prev_button.click()
+    caption = stepper.caption.value
+    assert "matmul" in caption and "<b>dout</b>" in caption and "<b>grad b</b>" in caption
+    assert "grad a None" in caption            # x is data: no gradient
+    assert w.grad is None
+
+
+def test_backward_stepper_on_the_seed002_model():
+    nb.manual_seed(2)
+    model = seed002()
+    loss = nn.NLLLoss()(model(nb.randn(10, 3, 16, 8)), nb.randint(0, 3, (10,)))
+    stepper = BackwardStepper(loss, model)
+    total = len(stepper.trace.steps)
+    assert total == 15 and stepper.step_slider.max == total
+    ops = []
+    for index in range(total + 1):                  # every step is reachable
+        stepper.step_slider.value = index
+        text, png = shown(stepper)
+        assert png.startswith(PNG_MAGIC) and text == stepper.describe()
+        if index < total:
+            caption, details = stepper.caption.value, stepper.details.value
+            assert f"Backward step {index + 1} of {total}" in caption
+            assert "<b>dout</b>" in caption and "returns" in caption
+            assert "③ dout" in details and "① forward input" in details and "② out" in details
+            ops.append(text.splitlines()[0].split(": ", 2)[-1])
+    assert ops[0] == "nll_loss" and ops[-1] == "conv2d (0)"
+    assert "conv2d (3.1.1)" in ops and "batch_norm (3.1.2)" in ops
+
+    stepper.go(ops.index("conv2d (3.1.1)"))
+    assert stepper.describe().splitlines()[1] == (
+        "  dout (10, 512, 8, 4) norm 0.345 -> grad norms: x 0.197, weight 0.917, "
+        "bias 7.06e-08")
+    caption = stepper.caption.value
+    assert "<b>grad weight</b> (norm 0.917) → 3.1.1.weight" in caption
+    assert "bprop(self, x, weight, bias, out, dout)" in stepper.details.value
+    assert all(p.grad is None for p in model.parameters())      # .grad untouched
+    check_fallback(stepper)
+    stepper.go(99)
+    assert stepper.current == total and stepper.next_button.disabled
+
+
+def test_backward_stepper_through_a_custom_bprop():
+    class MulAdd(nn.Module):
+        def forward(self, x, y):
+            return 2 * x + y
+
+        def bprop(self, x, y, out, dout):
+            return 2 * dout, dout
+
+    x = nb.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    y = nb.tensor(np.array([3.0, 4.0]), requires_grad=True)
+    stepper = BackwardStepper(MulAdd()(x, y).sum())
+    stepper.go(1)
+    assert stepper.describe().splitlines()[0] == ("BackwardStepper: 2 ops; step 2 of 2: "
+                                                  "MulAdd.bprop (MulAdd)")
+    assert "dout (2,) norm 1.41 -> grad norms: input0 2.83, input1 1.41" in stepper.describe()
+
+
+def test_backward_stepper_needs_a_graph():
+    with pytest.raises(ValueError, match="no graph to step through"):
+        BackwardStepper(nb.ones(3).sum())
