@@ -1,0 +1,90 @@
+"""How long a widget takes to redraw after a control change, on the seed 002 model.
+
+    python benchmarks/bench_widgets.py
+
+Needs the widgets extra.  Prints the median and the 90th percentile of wall time per
+control change (target: under 150 ms on the project's 2-core machine).  Not a test:
+nothing here asserts a time.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import nnbook as nb  # noqa: E402
+from nnbook import nn  # noqa: E402
+from nnbook.widgets import (BackwardStepper, ConvArithmetic, GradientFlow,  # noqa: E402
+                            ParameterExplorer, ShapeStepper)
+
+TARGET_MS = 150
+
+
+def seed002():
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
+               nn.Sequential(nn.DepthwiseConv2d(64, 3, padding=1), nn.Conv2d(64, 512, 1),
+                             nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
+        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
+        nn.LogSoftmax(dim=1))
+
+
+def timed(label, actions):
+    wall = []
+    for action in actions:
+        start = time.perf_counter()
+        action()
+        wall.append((time.perf_counter() - start) * 1000)
+    median = statistics.median(wall)
+    p90 = sorted(wall)[int(0.9 * (len(wall) - 1))]
+    verdict = "ok" if median < TARGET_MS else "OVER"
+    print(f"{label:<40} median {median:6.0f} ms   p90 {p90:6.0f} ms   n={len(wall):<3} {verdict}")
+
+
+def setter(control, value):
+    return lambda: setattr(control, "value", value)
+
+
+def main():
+    nb.manual_seed(0)
+    model = seed002()
+    x, y = nb.randn(10, 3, 16, 8), nb.randint(0, 3, (10,))
+    optimizer = nb.optim.SGD(model.parameters(), lr=0.01)
+    print(f"control change -> redraw, seed 002 model (target < {TARGET_MS} ms)\n")
+
+    stepper = ShapeStepper(model, (10, 3, 16, 8))
+    steps = list(range(1, stepper.slider.max + 1)) + list(range(stepper.slider.max - 1, -1, -1))
+    timed("ShapeStepper: step slider", [setter(stepper.slider, s) for s in steps * 2])
+
+    conv = ConvArithmetic()
+    moves = [("out_col", [1, 2, 0]), ("out_row", [1, 2, 3, 0]), ("in_height", [9, 12, 7]),
+             ("in_width", [8, 5]), ("kernel_height", [5, 3]), ("groups", [1, 2])]
+    timed("ConvArithmetic: settings and position",
+          [setter(conv.controls[name], v) for name, values in moves for v in values] * 2)
+
+    flow = GradientFlow(model)
+    for _ in range(5):
+        optimizer.zero_grad()
+        nn.NLLLoss()(model(x), y).backward()
+        flow.record()
+        optimizer.step()
+    timed("GradientFlow: statistic / log / step",
+          [setter(flow.stat_dropdown, s) for s in ("mean", "max_abs", "norm")] * 3
+          + [setter(flow.log_checkbox, v) for v in (False, True)] * 3
+          + [setter(flow.step_slider, s) for s in range(5)] * 2)
+
+    explorer = ParameterExplorer(model, optimizer)
+    timed("ParameterExplorer: refresh", [explorer.refresh_button.click] * 8)
+
+    loss = nn.NLLLoss()(model(x), y)
+    backward = BackwardStepper(loss, model)
+    timed("BackwardStepper: step slider",
+          [setter(backward.step_slider, s) for s in range(1, backward.step_slider.max + 1)] * 2)
+
+
+if __name__ == "__main__":
+    main()
