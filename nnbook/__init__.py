@@ -38,7 +38,7 @@ reshape, flatten, permute, transpose, matmul = map(
     _method, ("reshape", "flatten", "permute", "transpose", "matmul"))
 
 # Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
-_LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data")
+_LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets")
 _LAZY_NAMES = {
     "gradcheck": ("autograd.gradcheck", "gradcheck"),
     "gradcheck_report": ("autograd.gradcheck", "gradcheck_report"),
