@@ -238,7 +238,7 @@ def _split_message(text: str, strip_where: bool = False) -> tuple[str, str]:
 
 
 def _user_line(err: Exception) -> str:
-    """'at this notebook cell, line 12: ...' -- the last line of the student's own code."""
+    """'at a notebook cell, line 12: ...' -- the last line of the student's own code."""
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
         if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
             return "at " + describe_frame(frame.filename, frame.lineno)

@@ -190,3 +190,18 @@ def test_infer_shapes_agrees_with_a_real_forward(cfg):
         assert not trace.ok and str(trace.error).splitlines()[0] == str(err).splitlines()[0]
         return
     assert trace.ok and trace.output_shape == real
+
+
+def test_a_container_error_points_at_the_layer_before_the_container():
+    model = seed002()
+    model[3][1][3] = nn.MaxPool2d(2, 2)  # fine on 16x8 ...
+    trace = nb.infer_shapes(model, (10, 3, 18, 10))  # ... but the Sum's branches differ here
+    assert trace.steps[-1].path == "3" and trace.steps[-1].failed
+    text = str(trace.error)
+    assert "3.1.0" not in text.split("comes from")[-1]  # not a layer inside the Sum
+    assert "step 2, 2 (ReLU)" in text
+
+
+def test_a_double_model_is_traced_in_float64():
+    trace = nb.infer_shapes(seed002().double(), (2, 3, 9, 5))
+    assert trace.ok and trace.output_shape == (2, 3)

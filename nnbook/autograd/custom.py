@@ -213,6 +213,8 @@ class CustomRule(Op):
     packed into one flat array so the engine still sees one output per node.
     """
 
+    describes_itself = True  # its errors name the rule, the layer and the forward's line
+
     def __init__(self, rule_name, rule_key, arg_names, args, out_arrays, run_rule,
                  recompute, teach=True, site=None):
         from ..errors import module_stack, user_line

@@ -84,7 +84,7 @@ class ShapeTrace:
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
         lines = [f"shape trace of {self.model} on input "
                  f"{', '.join(fmt_shape(s) for s in self.input_shapes)}",
-                 "  ".join(h.ljust(w) for h, w in zip(head, widths))]
+                 "  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
         for r, s in zip(rows, self.steps):
             lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
             lines.extend(" " * (widths[0] + 2) + "  " + f for f in s.formula)
@@ -179,8 +179,10 @@ class _Tracer:
         inputs = _shapes_of(call["inputs"]) if call else ()
         path = call["path"] if call else ""
         layer = type(call["module"]).__name__ if call else type(self.model).__name__
-        producer = next((s for s in reversed(self.steps)
-                         if s.output_shape is not None and s.output_shape in inputs), None)
+        inside = path + "." if path else ""
+        producer = next((s for s in reversed(self.steps)   # not a layer inside this one
+                         if s.output_shape is not None and s.output_shape in inputs
+                         and not (inside and s.path.startswith(inside))), None)
         if producer is not None and producer.path != path and producer.name not in str(err):
             text = (f"{err}\n  the input {fmt_shape(producer.output_shape)} comes from step "
                     f"{producer.index}, {producer.name}: change that layer or this one so "
@@ -206,7 +208,7 @@ def _shapes_of(inputs) -> tuple:
     return tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor))
 
 
-def infer_shapes(model, input_shape, dtype=DEFAULT_FLOAT) -> ShapeTrace:
+def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:
     """Walk ``model`` on an input of ``input_shape`` using shape rules only.
 
     Returns a :class:`ShapeTrace`; a mismatch stops the walk and is kept in
@@ -215,6 +217,8 @@ def infer_shapes(model, input_shape, dtype=DEFAULT_FLOAT) -> ShapeTrace:
     model's parameters, buffers and training flag are left untouched.
     """
     shapes = _as_shapes(input_shape)
+    if dtype is None:  # the model's own float dtype (a .double() model gets float64 inputs)
+        dtype = next((p.dtype for p in model.parameters()), DEFAULT_FLOAT)
     inputs = [meta_tensor(s, dtype) for s in shapes]
     tracer = _Tracer(model)
     previous = module_mod.call_hook

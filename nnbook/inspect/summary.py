@@ -112,7 +112,7 @@ def _bytes(n: int) -> str:
     return str(n)
 
 
-def summary(model, input_shape, dtype=DEFAULT_FLOAT) -> Summary:
+def summary(model, input_shape, dtype=None) -> Summary:
     """The per-layer table of ``model`` on ``input_shape``, computed without data."""
     trace = infer_shapes(model, input_shape, dtype=dtype)
     modules = {path: m for path, m in model.named_modules(remove_duplicate=False)}
@@ -129,6 +129,8 @@ def summary(model, input_shape, dtype=DEFAULT_FLOAT) -> Summary:
         rows.append(SummaryRow(step.path, step.layer, step.output_shape, new, step.mult_adds,
                                step.trainable, step.depth))
     params = list(model.parameters())  # unique, even when shared
+    if dtype is None:
+        dtype = next((p.dtype for p in model.parameters()), DEFAULT_FLOAT)
     itemsize = np.dtype(dtype).itemsize
     activations = sum(math.prod(s.output_shape) for s in trace.steps
                       if s.output_shape is not None) * itemsize

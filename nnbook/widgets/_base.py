@@ -76,4 +76,6 @@ class NnbookWidget(widgets.VBox):
         return bundle
 
     def __repr__(self):
-        return f"<{type(self).__name__}: {self.describe().splitlines()[0]}>"
+        first = self.describe().splitlines()[0]
+        name = type(self).__name__
+        return f"<{first}>" if first.startswith(name) else f"<{name}: {first}>"
