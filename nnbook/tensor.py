@@ -382,11 +382,11 @@ class Tensor:
     def _inplace(self, other, ufunc, symbol):
         if _grad_enabled and (self.requires_grad or self._op is not None):
             raise BackwardError(message(
-                f"in-place {symbol} on a tensor that is part of the graph would make its "
-                "gradients wrong.",
+                f"in-place {symbol} on a tensor that requires grad would be recorded in "
+                "the graph, and could make gradients wrong.",
                 values=f"tensor of shape {fmt_shape(self.shape)}, requires_grad=True",
-                hint=f"do parameter updates inside nb.no_grad() (with nb.no_grad(): "
-                f"w {symbol} lr * w.grad), or write w = w {symbol[0]} ... to build a new tensor."))
+                hint=f"update parameters inside nb.no_grad():  with nb.no_grad(): "
+                f"w {symbol} lr * w.grad"))
         other = other.data if isinstance(other, Tensor) else other
         shape = np.broadcast_shapes(self.shape, np.shape(other))
         if shape != self.shape:

@@ -236,3 +236,19 @@ def test_value_summary():
     scalar = value_summary(np.float32(0.97162))
     assert scalar.shape == () and scalar.text() == "0.972"
     assert value_summary(np.zeros((0, 3))).head == ()
+
+
+def test_a_nan_gradient_is_flagged_and_drawn_without_crashing():
+    from matplotlib.figure import Figure
+
+    from nnbook.widgets import ParameterExplorer
+
+    model = nb.nn.Linear(2, 2)
+    model.weight.grad = nb.full((2, 2), float("inf"))
+    model.bias.grad = nb.zeros(2)
+    report = nb.inspect.parameter_report(model)
+    weight = next(r for r in report.rows if r.path == "weight")
+    assert "nonfinite_gradient" in weight.problems
+    explorer = ParameterExplorer(model)  # draws without raising
+    assert explorer.png()
+    assert Figure  # the drawing used a plain Figure

@@ -29,13 +29,15 @@ def test_trace_backward_runs_in_engine_order_with_autograd_gradients():
     grads = [g for _, _, g in trace.leaf_grads]
     np.testing.assert_allclose(grads[0], x.grad.data, rtol=1e-12)
     np.testing.assert_allclose(grads[1], w.grad.data, rtol=1e-12)
-    assert set(leaf) == {"input"}
+    assert set(leaf) == {"input 0", "input 1"}  # two tensors, two names
     # every step: the incoming dout and the gradients it sends, with norms
     mm = trace.steps[-1]
     assert mm.dout.shape == (7, 3) and [g.shape for g in mm.grads] == [(7, 5), (5, 3)]
     assert mm.grad_norms[0] == pytest.approx(np.linalg.norm(x.grad.data))
     node = trace.node(mm.node)
-    assert node.op == "matmul" and node.inputs == (("leaf", "input"), ("leaf", "input"))
+    assert node.op == "matmul" and node.inputs == (("leaf", "input 0"), ("leaf", "input 1"))
+    named = nb.inspect.trace_backward(loss, {"x": x, "w": w})
+    assert named.node(named.steps[-1].node).inputs == (("leaf", "x"), ("leaf", "w"))
     assert trace.node(trace.steps[0].node).out.shape == ()
     assert "mean" in str(trace)
 

@@ -25,9 +25,11 @@ FLAGS = {
     "not_in_optimizer": ("⊘", "in the model but not in the optimizer: never updated"),
     "no_gradient": ("∅", "got no gradient in the last backward: not used by the loss"),
     "zero_gradient": ("○", "its gradient is all zeros"),
+    "nonfinite_gradient": ("!", "its gradient holds NaN or inf: see nb.detect_anomaly()"),
     "shared": ("⇄", "shared: one tensor under several paths"),
 }
-PROBLEMS = ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient")
+PROBLEMS = ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient",
+            "nonfinite_gradient")
 
 # The colours of every nnbook view (nnbook.widgets.draw uses the same ones).
 FORWARD_COLOR = "#1565c0"    # values, parameters
@@ -250,6 +252,8 @@ def _row(t, kind, path, label, module, paths, in_model, held, optimizer, backwar
             flags.append("no_gradient")
         if grad_norm == 0.0:
             flags.append("zero_gradient")
+        elif grad_norm is not None and not np.isfinite(grad_norm):
+            flags.append("nonfinite_gradient")
     if len(paths) > 1:
         flags.append("shared")
     return ParameterRow(kind, path, label, module, paths, tuple(t.shape), int(t.data.size),
@@ -409,6 +413,8 @@ def zone_of(value: float | None, thresholds=(1e-5, 1e2)) -> str:
         return "none"
     low, high = thresholds
     size = abs(value)
+    if not np.isfinite(size):  # NaN or inf: it has exploded past representing
+        return "exploding"
     return "vanishing" if size < low else "exploding" if size > high else "healthy"
 
 

@@ -214,15 +214,33 @@ def _layer_text(op):
     return f"{path} ({cls})" if path else cls
 
 
-def _leaf_names(model) -> dict:
-    if model is None:
-        return {}
-    names = {}
-    for path, p in model.named_parameters():
-        names.setdefault(id(p), path)
-    for path, b in model.named_buffers():
-        names.setdefault(id(b), path)
-    return names
+class _LeafNames(dict):
+    """id(tensor) -> a name: parameter paths from a model (or the keys of a dict of
+    tensors); every other leaf that requires grad gets 'input 0', 'input 1', ...,
+    so two different tensors never share a name."""
+
+    def __init__(self, model):
+        super().__init__()
+        if isinstance(model, dict):
+            for name, t in model.items():
+                self.setdefault(id(t), name)
+        elif model is not None:
+            for path, p in model.named_parameters():
+                self.setdefault(id(p), path)
+            for path, b in model.named_buffers():
+                self.setdefault(id(b), path)
+        self.unnamed = 0
+
+    def leaf(self, t) -> str:
+        name = self.get(id(t))
+        if name is None:
+            name = self[id(t)] = f"input {self.unnamed}"
+            self.unnamed += 1
+        return name
+
+
+def _leaf_names(model) -> _LeafNames:
+    return _LeafNames(model)
 
 
 def node_of(op, inputs, out, index, leaf_names, nodes, keep=None) -> OpNode:
@@ -231,7 +249,7 @@ def node_of(op, inputs, out, index, leaf_names, nodes, keep=None) -> OpNode:
         if t._op is not None and id(t._op) in nodes:
             refs.append(("node", nodes[id(t._op)].id))
         elif t._op is None and t.requires_grad:
-            refs.append(("leaf", leaf_names.get(id(t), "input")))
+            refs.append(("leaf", leaf_names.leaf(t)))
         else:
             refs.append(("const", leaf_names.get(id(t), "")))
     return OpNode(index, op.name, _layer_text(op), tuple(tuple(t.shape) for t in inputs),
@@ -300,6 +318,8 @@ class _RecordingHolder:
 def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
     """Replay the backward of ``root`` step by step without touching any ``.grad``.
 
+    ``model`` names the leaves: a Module (parameter paths) or a dict {name: tensor}.
+
     The graph comes from the tensors themselves, so ``out`` of every node is
     there (each node's output is held by the node that consumes it).
     """
@@ -328,7 +348,7 @@ def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
         for t in op.inputs:
             if t._op is None and id(t) in leaf and id(t) not in seen:
                 seen.add(id(t))
-                leaves.append((leaf_names.get(id(t), "input"), tuple(t.shape), leaf[id(t)]))
+                leaves.append((leaf_names.leaf(t), tuple(t.shape), leaf[id(t)]))
     return BackwardTrace(tuple(nodes.values()), tuple(steps), tuple(leaves))
 
 

@@ -140,22 +140,22 @@ class Optimizer:
                        "optimizer.")
         models = _models_with_gradients(missing) if len(missing) == total else []
         if len(missing) < total:
-            what = (f"{name}.step(): {len(new)} of its {total} parameter(s) received no "
+            what = (f"{len(new)} of its {total} parameter(s) received no "
                     "gradient from the last backward and were not updated.")
             hint = unused_hint
         elif models:
-            what = (f"{name}.step(): none of its {total} parameter(s) received a gradient "
+            what = (f"none of its {total} parameter(s) received a gradient "
                     f"from the last backward, although other parameters of "
                     f"{', '.join(models)} did.")
             hint = unused_hint
         else:
-            what = (f"{name}.step(): none of its {total} parameter(s) has a gradient, so "
+            what = (f"none of its {total} parameter(s) has a gradient, so "
                     "nothing was updated.")
             hint = ("call loss.backward() before optimizer.step() (and optimizer.zero_grad() "
                     "before the next forward); if you did, the loss does not depend on these "
                     "parameters: they were not used in the forward pass.")
         warn_from_user_code(UnusedParameterWarning(message(
-            what, where=name, values=listed, hint=hint + " (Each parameter is named once.)",
+            what, where=f"{name}.step()", values=listed, hint=hint + " (Each parameter is named once.)",
             line=False)))
 
     # -- state dicts ----------------------------------------------------------------

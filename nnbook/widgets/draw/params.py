@@ -5,6 +5,8 @@ ones of every nnbook view: blue for values, purple for gradients, red for proble
 """
 from __future__ import annotations
 
+import numpy as np
+
 from matplotlib.ticker import LogLocator, NullLocator
 
 from ...inspect.params import (FLAGS, FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR,
@@ -71,7 +73,9 @@ def draw_gradient_norms(ax, report, rows=None, labels=False):
     """Horizontal bars of each parameter's gradient norm (log scale); problems named in red."""
     rows = list(report.parameters if rows is None else rows)
     ys = _rows_axis(ax, rows, "gradient norm after the last backward", labels)
-    norms = [r.grad_norm for r in rows]
+    # NaN/inf norms get no bar (their row is flagged in red); the scale ignores them
+    norms = [r.grad_norm if r.grad_norm is not None and np.isfinite(r.grad_norm) else None
+             for r in rows]
     positive = [n for n in norms if n]
     if positive:
         low, high = min(positive), max(positive)
@@ -82,10 +86,9 @@ def draw_gradient_norms(ax, report, rows=None, labels=False):
     ax.set_xlim(left, right)
     bars = ax.barh(ys, [n if n else 0 for n in norms], left=left, color=GRADIENT_COLOR,
                    alpha=0.85, height=0.6)
-    for y, r in zip(ys, rows):
-        if r.grad_norm:
-            ax.text(r.grad_norm * 1.2, y, f"{r.grad_norm:.3g}", va="center", fontsize=SMALL,
-                    color=GRADIENT_COLOR)
+    for y, r, n in zip(ys, rows, norms):
+        if n:
+            ax.text(n * 1.2, y, f"{n:.3g}", va="center", fontsize=SMALL, color=GRADIENT_COLOR)
         notes = [f"{FLAGS[f][0]} {_short(f)}" for f in r.problems]
         if notes:  # a column of text to the right of the axes
             ax.text(1.03, y, ",  ".join(notes), va="center", fontsize=SMALL,
@@ -108,7 +111,8 @@ def _log_x(ax):
 
 def _short(flag: str) -> str:
     return {"not_in_model": "not in the model", "not_in_optimizer": "not in the optimizer",
-            "no_gradient": "no gradient", "zero_gradient": "zero gradient"}[flag]
+            "no_gradient": "no gradient", "zero_gradient": "zero gradient",
+            "nonfinite_gradient": "NaN/inf gradient"}[flag]
 
 
 def draw_legend(fig, y: float = 0.01):
