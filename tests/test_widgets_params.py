@@ -189,7 +189,7 @@ def test_gradient_flow_from_an_existing_history():
     assert flow.model is model and flow.step_slider.max == 1
     assert "exploding (> 0.001): " in flow.describe()
     assert "▲ exploding" in flow.caption.value
-    with pytest.raises(TypeError, match="needs a model"):
+    with pytest.raises(nb.InputError, match="needs a model"):
         GradientFlow()
     with pytest.raises(ValueError, match="0 < low < high"):
         GradientFlow(model, thresholds=(1e-2, 1e-3))
@@ -286,3 +286,9 @@ def test_backward_stepper_through_a_custom_bprop():
 def test_backward_stepper_needs_a_graph():
     with pytest.raises(ValueError, match="no graph to step through"):
         BackwardStepper(nb.ones(3).sum())
+
+
+def test_backward_stepper_opens_at_a_chosen_step():
+    x = nb.tensor([1.0, 2.0], requires_grad=True)
+    stepper = BackwardStepper((x * x).sum().tanh(), step=1)
+    assert stepper.current == 1 and "step 2" in stepper.describe()

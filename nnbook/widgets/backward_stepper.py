@@ -15,6 +15,7 @@ import html
 
 import ipywidgets as widgets
 
+from ..errors import InputError, message
 from ..errors import fmt_shape as _shape
 from ..inspect.params import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR, value_summary
 from ..inspect.records import trace_backward
@@ -28,14 +29,15 @@ PANEL_IN = 5.6   # width of the text panel beside the graph, in inches
 class BackwardStepper(NnbookWidget):
     """Step through the backward pass of ``loss``: prev/next buttons and a slider."""
 
-    def __init__(self, loss, model=None):
+    def __init__(self, loss, model=None, step: int = 0):
         super().__init__()
         self.trace = trace_backward(loss, model=model)
         if not self.trace.steps:
-            raise ValueError("BackwardStepper: this tensor has no graph to step through (it "
-                             "was not computed from tensors with requires_grad=True).\n"
-                             "  hint: pass a loss computed from the model's parameters, "
-                             "outside nb.no_grad().")
+            raise InputError(message(
+                "this tensor has no graph to step through: it was not computed from "
+                "tensors with requires_grad=True.", where="BackwardStepper", line=None,
+                hint="pass a loss computed from the model's parameters, outside "
+                "nb.no_grad()."))
         self.parts = graph_layout(self.trace)
         self._labels = None
         layout = self.parts[2]
@@ -45,7 +47,8 @@ class BackwardStepper(NnbookWidget):
         total = len(self.trace.steps)
         self.prev_button = widgets.Button(description="◀ prev", tooltip="previous step")
         self.next_button = widgets.Button(description="next ▶", tooltip="next backward step")
-        self.step_slider = widgets.IntSlider(value=0, min=0, max=total, description="step",
+        self.step_slider = widgets.IntSlider(value=max(0, min(int(step), total)), min=0,
+                                             max=total, description="step",
                                              continuous_update=True)
         self.prev_button.on_click(lambda _: self.go(self.step_slider.value - 1))
         self.next_button.on_click(lambda _: self.go(self.step_slider.value + 1))

@@ -20,6 +20,7 @@ import weakref
 
 import ipywidgets as widgets
 
+from ..errors import InputError, message
 from ..inspect.params import (GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, STATS, flow_range,
                               gradient_flow)
 from ..inspect.records import GradientHistory
@@ -39,14 +40,21 @@ class GradientFlow(NnbookWidget):
                  biases: bool = False, redraw_interval: float = 0.25):
         super().__init__()
         if history is None and model is None:
-            raise TypeError("GradientFlow needs a model (GradientFlow(model)) or a recorded "
-                            "history (GradientFlow(history=nb.inspect.GradientHistory(model))).")
+            raise InputError(message(
+                "needs a model or a recorded history.", where="GradientFlow", line=None,
+                hint="GradientFlow(model), or GradientFlow(history=history) with a "
+                "nb.inspect.GradientHistory you recorded."))
         if stat not in STATS:
-            raise ValueError(f"stat must be one of {', '.join(STATS)}, got {stat!r}")
+            raise InputError(message(
+                f"stat must be one of {', '.join(STATS)}, got {stat!r}.",
+                where="GradientFlow", line=None, hint="stat='norm' is the usual view."))
         low, high = (float(t) for t in thresholds)
         if not 0 < low < high:
-            raise ValueError(f"thresholds must be (low, high) with 0 < low < high, got "
-                             f"{tuple(thresholds)}")
+            raise InputError(message(
+                f"thresholds must be (low, high) with 0 < low < high, got "
+                f"{tuple(thresholds)}.", where="GradientFlow", line=None,
+                hint="the default (1e-5, 1e2) marks vanishing below 1e-5 and exploding "
+                "above 100."))
         self.history = history if history is not None else GradientHistory(model)
         self.model = model if model is not None else self.history.model
         self.thresholds = (low, high)
