@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import fmt_shape
+from ..errors import InputError, fmt_shape, message
 
 # flag -> (marker, what it means); the four problems first, then information.
 FLAGS = {
@@ -98,7 +98,8 @@ class ParameterReport:
 
     def flagged(self, flag: str) -> tuple:
         if flag not in FLAGS:
-            raise ValueError(f"unknown flag {flag!r}; flags are {', '.join(FLAGS)}")
+            raise InputError(message(f"unknown flag {flag!r}.", where="ParameterReport",
+                                     line=None, hint=f"flags are {', '.join(FLAGS)}."))
         return tuple(r for r in self.rows if flag in r.flags)
 
     @property
@@ -422,7 +423,8 @@ def gradient_flow(stats, stat: str = "norm", thresholds=(1e-5, 1e2),
                   biases: bool = False) -> tuple:
     """FlowBars for one step's GradStats, in layer order (biases left out unless asked)."""
     if stat not in STATS:
-        raise ValueError(f"unknown statistic {stat!r}; choose one of {', '.join(STATS)}")
+        raise InputError(message(f"unknown statistic {stat!r}.", where="gradient_flow",
+                                 line=None, hint=f"choose one of {', '.join(STATS)}."))
     bars = []
     for s in stats:
         if is_bias(s.path) and not biases:
