@@ -15,6 +15,7 @@ from nnbook.inspect.conv_geometry import (conv_geometry, group_connections,  # n
 from nnbook.widgets.draw import (draw_conv_grid, draw_conv_text, draw_group_diagram,  # noqa: E402
                                  draw_step, draw_step_text, draw_tensor_box, split_error)
 from nnbook.widgets.draw.shapes import ERROR, INPUT, LAYER, OUTPUT  # noqa: E402
+from models import seed002  # noqa: E402
 
 
 def axes(figsize=(8, 3)):
@@ -27,16 +28,6 @@ def texts(ax):
 
 def patches(ax, kind):
     return [p for p in ax.patches if type(p) is kind]
-
-
-def seed002():
-    return nn.Sequential(
-        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
-        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
-               nn.Sequential(nn.DepthwiseConv2d(64, 3, padding=1), nn.Conv2d(64, 512, 1),
-                             nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
-        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
-        nn.LogSoftmax(dim=1))
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ pytest.importorskip("matplotlib")
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.widgets import BackwardStepper, GradientFlow, ParameterExplorer  # noqa: E402
+from models import seed002  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -196,15 +197,6 @@ def test_gradient_flow_from_an_existing_history():
 
 
 # -- BackwardStepper ------------------------------------------------------------------------
-
-def seed002():
-    return nn.Sequential(
-        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
-        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
-               nn.Sequential(nn.DepthwiseConv2d(64, 3, padding=1), nn.Conv2d(64, 512, 1),
-                             nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
-        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
-        nn.LogSoftmax(dim=1))
 
 
 def test_backward_stepper_on_a_small_graph_with_the_buttons():

@@ -13,18 +13,9 @@ from nnbook import nn  # noqa: E402
 from nnbook.inspect.conv_geometry import receptive_field  # noqa: E402
 from nnbook.widgets import ConvArithmetic, ShapeStepper  # noqa: E402
 from nnbook.widgets.draw.shapes import ERROR  # noqa: E402
+from models import seed002  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def seed002():
-    return nn.Sequential(
-        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
-        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
-               nn.Sequential(nn.DepthwiseConv2d(64, 3, padding=1), nn.Conv2d(64, 512, 1),
-                             nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
-        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
-        nn.LogSoftmax(dim=1))
 
 
 def broken002():

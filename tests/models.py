@@ -1,0 +1,14 @@
+"""Models several test files share."""
+from nnbook import nn
+
+
+def seed002(depth_multiplier=1):
+    """The Xception block of seed 002 (Lua torch) built with nnbook's layers."""
+    c = 64 * depth_multiplier
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.Sum(nn.Conv2d(64, 512, 1, stride=2),
+               nn.Sequential(nn.DepthwiseConv2d(64, 3, depth_multiplier, padding=1),
+                             nn.Conv2d(c, 512, 1), nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
+        nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
+        nn.LogSoftmax(dim=1))
