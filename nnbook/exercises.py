@@ -34,7 +34,7 @@ import nnbook as nb
 from . import nn
 from .autograd import Function, teaching_mode
 from .autograd.custom import positional_names
-from .autograd.gradcheck import numerical_vjp
+from .autograd.gradcheck import constant_factor, numerical_vjp
 from .errors import ContractError, InputError, NnbookError, describe_frame, fmt_shape, message
 from .tensor import Tensor, no_grad
 
@@ -427,7 +427,7 @@ def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
                 f"build the gradient for '{name}' from {grad_name} and the derivative of the "
                 "forward.")
     if doubled is not None and np.allclose(doubled, grad, rtol=1e-6, atol=1e-12):
-        c = _factor(grad, x) if x.size > 1 else None
+        c = constant_factor(grad, x) if x.size > 1 else None
         if c is not None:
             what = (f"the gradient for '{name}' is {_times(c)}'{name}' itself, and does not "
                     f"scale with {grad_name}")
@@ -440,23 +440,12 @@ def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
         return (f"the gradient for '{name}' has the wrong sign everywhere",
                 "look for a minus sign: in a derivative, in a subtraction written the wrong "
                 "way round, or in 1 - s.")
-    c = _factor(grad, numerical)
+    c = constant_factor(grad, numerical)
     if c is not None and c > 0:
         return (f"the gradient for '{name}' is {c:.3g} times the right one: a constant "
                 "factor is off", "look for a constant too many or too few (a 2, or a 1/2), then "
                 + by_hand)
     return f"the gradient for '{name}' differs from numerical derivatives", by_hand
-
-
-def _factor(u: np.ndarray, v: np.ndarray):
-    """c if u == c * v for one constant c (u, v not all zero), else None."""
-    vv = float(v.ravel() @ v.ravel())
-    if vv == 0:
-        return None
-    c = float(u.ravel() @ v.ravel()) / vv
-    if c == 0 or not np.allclose(u, c * v, rtol=1e-4, atol=1e-9 * max(np.abs(u).max(), 1e-12)):
-        return None
-    return c
 
 
 def _times(c: float) -> str:

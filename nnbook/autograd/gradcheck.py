@@ -163,7 +163,7 @@ def diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray, name:
     if doubled is not None and np.allclose(doubled, analytical, rtol=1e-6, atol=1e-12):
         hint = ""
         if x.size > 1:
-            c = _factor(analytical, x)
+            c = constant_factor(analytical, x)
             if c is not None:
                 hint = (f" It equals {_times(c)}{name} itself: did you return "
                         f"{_times(c)}{name} instead of something times dout?")
@@ -171,19 +171,19 @@ def diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray, name:
                 "it unchanged): a backward rule must multiply by dout, the gradient "
                 "arriving from the layers after it." + hint)
     if x.size > 1:
-        c = _factor(analytical, x)
+        c = constant_factor(analytical, x)
         if c is not None and not close(numerical, analytical):
             return (f"the analytical gradient is {_times(c)}the input '{name}' itself: did you "
                     f"return {_times(c)}{name} instead of something times dout?")
     if close(analytical, -numerical):
         return "the analytical gradient has the wrong sign everywhere."
-    c = _factor(analytical, numerical)
+    c = constant_factor(analytical, numerical)
     if c is not None and c > 0:
         return f"the analytical gradient is {c:.4g} times the right one: a constant factor is off."
     return ""
 
 
-def _factor(u: np.ndarray, v: np.ndarray):
+def constant_factor(u: np.ndarray, v: np.ndarray):
     """c if u == c * v (for a constant c, u and v not all zero), else None."""
     vv = float(v.ravel() @ v.ravel())
     if vv == 0:
