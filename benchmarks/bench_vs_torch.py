@@ -1,12 +1,14 @@
 """nnbook vs PyTorch CPU, side by side in one process.
 
 Each workload runs forward + backward (and the optimiser step where it says so)
-in nnbook and in PyTorch with the same weights, alternating round by round; the
-reported number is the median over rounds of (nnbook time / PyTorch time), so a
-busy machine slows both sides of a round alike.  Run:
+in nnbook and in PyTorch with the same weights, alternating round by round; in
+each round a side first runs untimed for a moment (so neither pays for the other's
+still-spinning BLAS threads), then is timed.  The reported number is the median over
+rounds of (nnbook time / PyTorch time), so a busy machine slows both sides alike.  Run:
 
     python benchmarks/bench_vs_torch.py            # every workload
     python benchmarks/bench_vs_torch.py b d --rounds 30
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_vs_torch.py --torch-threads 1
 
 Needs torch (pip install torch==2.13.0). Not a test: nothing here asserts a time.
 """
@@ -176,14 +178,24 @@ WORKLOADS = {
 }
 
 
-def _time(fn, repeat):
+def _time(fn, repeat, settle):
+    """Run ``fn`` for ``settle`` seconds untimed, then time ``repeat`` calls.
+
+    Settling matters: after one library's GEMMs, OpenBLAS worker threads keep spinning
+    for about 0.1 s and take the other library's second core (and PyTorch's threads go
+    cold when idle).  Timing only after both sides have run alone for a while compares
+    each library at its own steady state.
+    """
+    end = time.perf_counter() + settle
+    while time.perf_counter() < end:
+        fn()
     start = time.perf_counter()
     for _ in range(repeat):
         fn()
     return (time.perf_counter() - start) / repeat
 
 
-def measure(step_nb, step_torch, rounds, min_time=0.05):
+def measure(step_nb, step_torch, rounds, min_time=0.3, settle=0.15):
     for _ in range(3):  # warm up both (allocators, caches)
         step_nb()
         step_torch()
@@ -196,7 +208,7 @@ def measure(step_nb, step_torch, rounds, min_time=0.05):
         if r % 2:
             pair.reverse()  # alternate who goes first
         for fn, out in pair:
-            out.append(_time(fn, repeat))
+            out.append(_time(fn, repeat, settle))
         ratios.append(times_nb[-1] / times_t[-1])
     return statistics.median(ratios), statistics.median(times_nb), statistics.median(times_t)
 
@@ -220,10 +232,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="*", default=sorted(WORKLOADS))
     parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="threads for PyTorch (for one thread each, also set "
+                        "OPENBLAS_NUM_THREADS=1 for numpy)")
     args = parser.parse_args(argv)
     import torch
 
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
     print(f"nnbook {nb.__version__}, numpy {np.__version__}, torch {torch.__version__}, "
           f"{torch.get_num_threads()} torch threads; median of {args.rounds} rounds\n")
     print(f"{'':3}{'workload':<48}{'nnbook':>10}{'torch':>10}{'ratio':>8}{'target':>8}")
