@@ -302,3 +302,30 @@ def test_bad_argument_types(make, match):
 def test_bad_input_never_reaches_numpy():
     with pytest.raises(ShapeError, match="padding must be at most half"):
         pool(MaxPool2d(2, 1, 2), nb.tensor(np.ones((1, 1, 5, 5))))
+
+
+# -- windows that tile the input (stride = kernel, no padding or dilation) take a fast path
+
+@pytest.mark.parametrize("shape,kernel", [((2, 3, 8, 6), 2), ((2, 3, 7, 5), 2),
+                                          ((1, 2, 9, 8), (3, 2)), ((3, 7, 5), (2, 1))])
+def test_tiling_max_pool_matches_the_general_path(shape, kernel):
+    rng = np.random.default_rng(11)
+    # small integers: many ties, so the first-maximum rule is exercised
+    data = rng.integers(0, 3, size=shape).astype(np.float64)
+    fast = MaxPool2d(kernel)
+    general = MaxPool2d(kernel, padding=0, dilation=1)
+    general._tiles = lambda shape: False  # force the padded-planes path
+    x1, x2 = nb.tensor(data, requires_grad=True), nb.tensor(data, requires_grad=True)
+    y1, y2 = apply(fast, x1), apply(general, x2)
+    np.testing.assert_array_equal(y1.data, y2.data)
+    g = rng.standard_normal(y1.shape)
+    y1.backward(g)
+    y2.backward(g)
+    np.testing.assert_array_equal(x1.grad.data, x2.grad.data)
+    assert fast.planes is None and general.planes is not None  # the two paths really differ
+
+
+def test_tiling_max_pool_gives_a_tied_window_gradient_to_its_first_maximum():
+    x = nb.tensor([[[[1.0, 3.0], [3.0, 2.0]]]], requires_grad=True)
+    apply(MaxPool2d(2), x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [[[[0, 1], [0, 0]]]])

@@ -168,10 +168,31 @@ class MaxPool2d(_WindowPool):
                 return o
         return None
 
+    def _tiles(self, shape) -> bool:
+        """True when the windows tile the input (no padding or dilation, stride = kernel):
+        then every tap is one strided view of x and no padded copy is needed."""
+        (kh, kw), (ho, wo) = self.kernel, self.out_hw
+        return (tuple(self.padding) == (0, 0) and tuple(self.dilation) == (1, 1)
+                and tuple(self.stride) == (kh, kw)
+                and ho * kh <= shape[-2] and wo * kw <= shape[-1])
+
+    def _tile_views(self, x):
+        """The kh·kw taps in window order (row-major), each (N, C, H_out, W_out)."""
+        (kh, kw), (ho, wo) = self.kernel, self.out_hw
+        return [(i, j, x[:, :, i:ho * kh:kh, j:wo * kw:kw]) for i in range(kh) for j in range(kw)]
+
     def forward(self, x):
         x, self.unbatched = _batched(x)
         if x.shape[0] == 0:
             return _empty(self, x)
+        if self._tiles(x.shape):
+            taps = self._tile_views(x)
+            out = taps[0][2].copy()
+            for _, _, view in taps[1:]:
+                np.maximum(out, view, out=out)
+            if getattr(self, "needs_input_grad", None):
+                self.planes, self.x, self.out = None, x, out
+            return out[0] if self.unbatched else out
         planes = self._planes(x.shape)
         data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
         best = scratch("out_cols", (planes.c, planes.cols), x.dtype)
@@ -189,6 +210,8 @@ class MaxPool2d(_WindowPool):
     def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the (first) max, else 0
         if grad_out.size == 0:
             return (np.zeros(self.in_shape, grad_out.dtype),)
+        if self.planes is None:
+            return self._tiled_backward(grad_out)
         planes = self.planes
         data = planes.scatter(self.x, fill=-np.inf)
         best = planes.spread(self.out, slot="out_cols")           # (C, N·P)
@@ -208,6 +231,24 @@ class MaxPool2d(_WindowPool):
             np.multiply(go, hit, out=share)
             grad_data[phase, :, off:off + planes.cols] += share
         grad_x = planes.gather(grad_data)
+        return (grad_x[0] if self.unbatched else grad_x,)
+
+    def _tiled_backward(self, grad_out):
+        """Tiling windows: each tap writes its own strided slice of grad_x, no overlap."""
+        go = grad_out[None] if self.unbatched else grad_out
+        grad_x = np.zeros(self.x.shape, go.dtype)
+        unclaimed = None                                          # max not found yet
+        taps = self._tile_views(self.x)
+        (kh, kw), (ho, wo) = self.kernel, self.out_hw
+        for t, (i, j, view) in enumerate(taps):
+            hit = view == self.out
+            if unclaimed is None:
+                unclaimed = ~hit
+            else:
+                hit &= unclaimed
+                if t < len(taps) - 1:
+                    unclaimed &= ~hit
+            np.multiply(go, hit, out=grad_x[:, :, i:ho * kh:kh, j:wo * kw:kw])
         return (grad_x[0] if self.unbatched else grad_x,)
 
 
