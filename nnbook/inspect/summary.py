@@ -24,7 +24,7 @@ class SummaryRow:
 
     @property
     def name(self):
-        return self.path or self.layer
+        return self.path or self.layer.split(" (in ")[0]
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,11 @@ def summary(model, input_shape, dtype=None) -> Summary:
                 if id(p) not in seen:
                     seen.add(id(p))
                     new += p.numel()
-        rows.append(SummaryRow(step.path, step.layer, step.output_shape, new, step.mult_adds,
-                               step.trainable, step.depth))
+        # an op run directly in a container's forward: "add (in Sum)"
+        layer = f"{step.layer} (in {step.container})" if step.kind == "op" and step.container \
+            else step.layer
+        rows.append(SummaryRow(step.path, layer, step.output_shape, new, step.mult_adds,
+                               step.trainable and step.kind == "layer", step.depth))
     params = list(model.parameters())  # unique, even when shared
     if dtype is None:
         dtype = next((p.dtype for p in model.parameters()), DEFAULT_FLOAT)
