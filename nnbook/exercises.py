@@ -38,11 +38,11 @@ from .autograd.gradcheck import constant_factor, numerical_vjp
 from .errors import ContractError, InputError, NnbookError, describe_frame, fmt_shape, message
 from .tensor import Tensor, no_grad
 
-PASS, FAIL, TODO, SKIP = "\u2713", "\u2717", "\u2026", "\u00b7"  # ✓ ✗ … ·
+PASS, FAIL, UNFINISHED, SKIP = "\u2713", "\u2717", "\u2026", "\u00b7"  # ✓ ✗ … ·
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3  # nb.gradcheck's defaults
 SEED = 7                            # inputs, output gradients and layer initialisation
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_GENERIC_TODO = "fill in the part that raises NotImplementedError, then run the check again."
+_GENERIC_UNFINISHED = "fill in the part that raises NotImplementedError, then run the check again."
 
 
 # --------------------------------------------------------------------------
@@ -73,7 +73,7 @@ class CheckResult:
     def status(self) -> str:
         """'passed', 'failed', or 'todo' (some part still raises NotImplementedError)."""
         marks = {line.mark for line in self.lines}
-        if TODO in marks:
+        if UNFINISHED in marks:
             return "todo"
         return "failed" if FAIL in marks or PASS not in marks else "passed"
 
@@ -129,7 +129,7 @@ def _html(text: str) -> str:
 
 
 def _mark_html(mark: str) -> str:
-    colour = {PASS: "#2e7d32", FAIL: "#c62828", TODO: "#b26a00", SKIP: "#757575"}[mark]
+    colour = {PASS: "#2e7d32", FAIL: "#c62828", UNFINISHED: "#b26a00", SKIP: "#757575"}[mark]
     return f"<b style='color:{colour}'>{mark}</b>"
 
 
@@ -152,12 +152,12 @@ class _Checks:
         self.next_step = self.next_step or next_step
 
     def todo(self, text, next_step):
-        self.lines.append(Line(TODO, text))
+        self.lines.append(Line(UNFINISHED, text))
         self.next_step = self.next_step or next_step
 
     @property
     def stopped(self) -> bool:
-        return any(line.mark in (FAIL, TODO) for line in self.lines)
+        return any(line.mark in (FAIL, UNFINISHED) for line in self.lines)
 
     def result(self) -> CheckResult:
         return CheckResult(self.title, self.lines, self.next_step)
@@ -321,7 +321,7 @@ def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hi
     if expected is None:
         checks.skip(f"{part} not compared with expected values (none given)")
         return outs
-    ok, value = _attempt(checks, "expected(...)", expected, _GENERIC_TODO)
+    ok, value = _attempt(checks, "expected(...)", expected, _GENERIC_UNFINISHED)
     if not ok:
         return None
     wanted = [np.asarray(w.data if isinstance(w, Tensor) else w, dtype=np.float64)
@@ -456,7 +456,7 @@ def _times(c: float) -> str:
 # The three checks
 # --------------------------------------------------------------------------
 
-def check_function(fn, *inputs, expected=None, title=None, todo_hint=_GENERIC_TODO,
+def check_function(fn, *inputs, expected=None, title=None, todo_hint=_GENERIC_UNFINISHED,
                    _label="the expected values", _after_forward=(), _after_gradients=()
                    ) -> CheckResult:
     """Check an ``nb.autograd.Function`` subclass on example inputs.
@@ -500,7 +500,7 @@ def check_function(fn, *inputs, expected=None, title=None, todo_hint=_GENERIC_TO
     return checks.result()
 
 
-def check_bprop(module, *inputs, expected=None, title=None, todo_hint=_GENERIC_TODO,
+def check_bprop(module, *inputs, expected=None, title=None, todo_hint=_GENERIC_UNFINISHED,
                 _label="the expected values") -> CheckResult:
     """Check a Module's ``bprop(self, *inputs, out, dout)`` (class or instance) on inputs."""
     checks = _Checks(title or f"check_bprop({_name(module)})")
@@ -538,7 +538,7 @@ def check_bprop(module, *inputs, expected=None, title=None, todo_hint=_GENERIC_T
 
 
 def check_layer(layer, *args, input_shape, reference=None, expected=None, title=None,
-                todo_hint=_GENERIC_TODO, _after_build=(), _after_gradients=(), **kwargs
+                todo_hint=_GENERIC_UNFINISHED, _after_build=(), _after_gradients=(), **kwargs
                 ) -> CheckResult:
     """Check a layer: a Module class built with ``*args, **kwargs``, or an instance.
 
@@ -841,7 +841,7 @@ def _softplus_reference(x):
 def _stable_forward(checks, fn):
     """Softplus: the forward must stay finite and right far from zero."""
     x = Tensor(_EXTREMES.copy())
-    ok, y = _attempt(checks, "forward", lambda: fn.apply(x), _GENERIC_TODO)
+    ok, y = _attempt(checks, "forward", lambda: fn.apply(x), _GENERIC_UNFINISHED)
     if not ok:
         return
     y = np.asarray(y.data if isinstance(y, Tensor) else y, dtype=np.float64)
@@ -861,7 +861,7 @@ def _stable_forward(checks, fn):
 def _stable_gradient(checks, fn):
     """Softplus: the gradient must stay finite far from zero too."""
     x = Tensor(_EXTREMES.copy(), requires_grad=True)
-    ok, _ = _attempt(checks, "backward", lambda: fn.apply(x).sum().backward(), _GENERIC_TODO)
+    ok, _ = _attempt(checks, "backward", lambda: fn.apply(x).sum().backward(), _GENERIC_UNFINISHED)
     if not ok:
         return
     grad = None if x.grad is None else x.grad.data
@@ -910,7 +910,7 @@ def _without_bias(checks, cls):
     """Linear: bias=False leaves only 'weight', and the forward still works."""
     with _seeded(SEED):
         ok, plain = _attempt(checks, f"{cls.__name__}(7, 5, bias=False)",
-                             lambda: cls(7, 5, bias=False), _GENERIC_TODO)
+                             lambda: cls(7, 5, bias=False), _GENERIC_UNFINISHED)
     if not ok:
         return
     names = [n for n, _ in plain.named_parameters()]
@@ -919,7 +919,7 @@ def _without_bias(checks, cls):
                     "['weight']", "with bias=False set self.bias = None.")
         return
     x = Tensor(np.random.default_rng(SEED).standard_normal((3, 7)).astype(plain.weight.dtype))
-    ok, y = _attempt(checks, "forward without bias", lambda: plain(x), _GENERIC_TODO)
+    ok, y = _attempt(checks, "forward without bias", lambda: plain(x), _GENERIC_UNFINISHED)
     if not ok:
         return
     want = x.data @ plain.weight.data.T

@@ -13,7 +13,7 @@ import pytest
 import nnbook as nb
 from nnbook import nn
 from nnbook import _exercise_solutions as solutions
-from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, TODO, CheckResult, check,
+from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, UNFINISHED, CheckResult, check,
                               check_bprop, check_function, check_layer, check_solutions)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +143,7 @@ def test_unfilled_skeleton_says_not_finished_and_what_to_do(exercise):
     text = str(result)
     assert result.status == "todo" and not result.passed and not result
     assert "not finished yet" in text.splitlines()[0]
-    assert f"{TODO} {part} is not written yet (it raises NotImplementedError: your turn)" in text
+    assert f"{UNFINISHED} {part} is not written yet (it raises NotImplementedError: your turn)" in text
     assert result.next_step == EXERCISES[exercise].todo_hint
     assert FAIL not in text
 
@@ -155,7 +155,7 @@ def test_skeleton_result_shows_what_already_works():
         f"  {PASS} SwishSkeleton is an nb.autograd.Function",
         f"  {PASS} forward runs on x (3, 5) and returns a Tensor of shape (3, 5)",
         f"  {PASS} forward matches the reference solution",
-        f"  {TODO} backward is not written yet (it raises NotImplementedError: your turn)",
+        f"  {UNFINISHED} backward is not written yet (it raises NotImplementedError: your turn)",
         f"  {SKIP} the gradients are compared once it runs",
         "next step: " + EXERCISES["swish"].todo_hint,
     ]
