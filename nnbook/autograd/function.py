@@ -51,11 +51,17 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args):
-        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+        raise SignatureError(message(
+            "this Function subclass has no forward: define @staticmethod forward(ctx, ...).",
+            where="Function", hint="forward computes the output from the inputs; backward "
+            "(ctx, grad_output) returns one gradient per input."))
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("a Function subclass must define backward(ctx, ...)")
+        raise SignatureError(message(
+            "this Function subclass has no backward: define @staticmethod "
+            "backward(ctx, grad_output).", where="Function",
+            hint="return one gradient per forward input, each built from grad_output."))
 
     @classmethod
     def apply(cls, *args):
