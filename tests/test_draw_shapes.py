@@ -15,7 +15,7 @@ from nnbook.inspect.conv_geometry import (conv_geometry, group_connections,  # n
 from nnbook.widgets.draw import (draw_conv_grid, draw_conv_text, draw_group_diagram,  # noqa: E402
                                  draw_step, draw_step_text, draw_tensor_box, split_error)
 from nnbook.widgets.draw.shapes import ERROR, INPUT, LAYER, OUTPUT  # noqa: E402
-from models import seed002  # noqa: E402
+from shared import seed002  # noqa: E402
 
 
 def axes(figsize=(8, 3)):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import nnbook as nb
 from nnbook import nn
 from nnbook.errors import ShapeError
-from models import seed002  # noqa: E402
+from shared import seed002  # noqa: E402
 
 
 def real_shapes(model, x):

@@ -11,17 +11,7 @@ pytest.importorskip("matplotlib")
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.widgets import BackwardStepper, GradientFlow, ParameterExplorer  # noqa: E402
-from models import seed002  # noqa: E402
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def shown(widget):
-    """What the Output shows: (text/plain, PNG bytes)."""
-    (output,) = widget.output.outputs
-    assert output["output_type"] == "display_data"
-    data = output["data"]
-    return data["text/plain"], base64.b64decode(data["image/png"])
+from shared import PNG_MAGIC, seed002, shown  # noqa: E402
 
 
 def check_fallback(widget):

@@ -13,23 +13,13 @@ from nnbook import nn  # noqa: E402
 from nnbook.inspect.conv_geometry import receptive_field  # noqa: E402
 from nnbook.widgets import ConvArithmetic, ShapeStepper  # noqa: E402
 from nnbook.widgets.draw.shapes import ERROR  # noqa: E402
-from models import seed002  # noqa: E402
-
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+from shared import PNG_MAGIC, seed002, shown  # noqa: E402
 
 
 def broken002():
     model = seed002()
     model[3][1][1] = nn.Conv2d(32, 512, 1)  # expects 32 channels, the depthwise conv gives 64
     return model
-
-
-def shown(widget):
-    """What the Output shows: (text/plain, PNG bytes)."""
-    (output,) = widget.output.outputs
-    assert output["output_type"] == "display_data"
-    data = output["data"]
-    return data["text/plain"], base64.b64decode(data["image/png"])
 
 
 def check_fallback(widget):

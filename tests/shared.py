@@ -1,5 +1,17 @@
-"""Models several test files share."""
+"""Models and helpers several test files share."""
+import base64
+
 from nnbook import nn
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def shown(widget):
+    """What a widget's Output shows: (text/plain, PNG bytes)."""
+    (output,) = widget.output.outputs
+    assert output["output_type"] == "display_data"
+    data = output["data"]
+    return data["text/plain"], base64.b64decode(data["image/png"])
 
 
 def seed002(depth_multiplier=1):
