@@ -9,7 +9,7 @@
 .venv is (re)installed with `pip install -e .[lab,test]` when it is missing, broken, made by
 another Python version, or older than pyproject.toml (a stamp file in .venv holds its hash).
 With CI=true, `test` also installs PyTorch (CPU), repo2docker, Chromium (apt, as root) and
-Playwright, and makes the oracle tests, the Binder check and the browser test compulsory.
+Playwright, and makes the oracle tests, the Binder check and the browser suite compulsory.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ WELCOME = "00_welcome.ipynb"
 SANITIZE = NOTEBOOKS / "sanitize.cfg"
 TORCH_REQUIREMENT = "torch==2.13.0"  # exactly this: a bare `torch` may pull a multi-GB CUDA build
 REPO2DOCKER = "jupyter-repo2docker"  # CI only: checks the Binder configuration without Docker
-# CI only, for tests/test_browser.py: the browser comes from apt, Playwright only drives it
+# CI only, for tests/browser/: the browser comes from apt, Playwright only drives it
 # (never `playwright install`: it downloads a browser of its own)
 BROWSER_APT_PACKAGES = ["chromium", "fonts-dejavu-core"]
 PLAYWRIGHT = "playwright==1.65.2"
@@ -180,14 +180,14 @@ def install_browser() -> None:
     """CI: Chromium and a font from apt (as root); a failure stops here, loudly."""
     packages = " ".join(BROWSER_APT_PACKAGES)
     if not (hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")):
-        say(f"not root or no apt-get: install {packages} yourself; the browser test needs them")
+        say(f"not root or no apt-get: install {packages} yourself; the browser suite needs them")
         return
     status = subprocess.run(["dpkg-query", "-W", "-f=${Status}\n", *BROWSER_APT_PACKAGES],
                             capture_output=True, text=True).stdout.splitlines()
     if status.count("install ok installed") == len(BROWSER_APT_PACKAGES):
         say(f"CI=true: {packages} already installed")
         return
-    say(f"CI=true: installing {packages} for the browser test")
+    say(f"CI=true: installing {packages} for the browser suite")
     apt_env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     check(["apt-get", "update"], env=apt_env)
     check(["apt-get", "install", "-y", *BROWSER_APT_PACKAGES], env=apt_env)
@@ -205,10 +205,10 @@ def cmd_test(args: list) -> int:
         check([python, "-m", "pip", "install", REPO2DOCKER], cwd=ROOT)
         env["NNBOOK_CHECK_BINDER"] = "1"
         install_browser()
-        say(f"CI=true: installing {PLAYWRIGHT} for the browser test")
+        say(f"CI=true: installing {PLAYWRIGHT} for the browser suite")
         check([python, "-m", "pip", "install", PLAYWRIGHT], cwd=ROOT)
         env["NNBOOK_CHECK_BROWSER"] = "1"
-        say("NNBOOK_CHECK_BROWSER=1: the browser test fails instead of skipping")
+        say("NNBOOK_CHECK_BROWSER=1: the browser suite fails instead of skipping")
     paths = [] if names_paths(args) else ["tests", "notebooks"]
     code = run([python, "-m", "pytest", *nbval_args(), *paths, *args], cwd=ROOT, env=env)
     say(f"pytest exited with code {code}")

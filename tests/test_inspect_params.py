@@ -6,7 +6,7 @@ import pytest
 import nnbook as nb
 from nnbook import nn
 from nnbook.inspect.params import (FLAGS, FlowBar, flow_range, gradient_flow, parameter_report,
-                                   value_summary, zone_of)
+                                   show_choices, value_summary, zone_of)
 
 
 class Net(nn.Module):
@@ -131,6 +131,31 @@ def test_nested_modules_are_all_in_the_tree():
     assert [m for m, _ in report.modules] == ["", "0", "1", "1.1", "1.1.0"]
     assert report.rows[-1].depth == 3
     assert all(r.in_optimizer is None and r.flags == () for r in report.rows)
+
+
+def test_a_view_selects_everything_the_problems_or_one_subtree():
+    model = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU(), nn.Sequential(
+        nn.Linear(3, 1))), nn.BatchNorm1d(1))
+    stray = nn.Parameter(nb.zeros(2))
+    report = parameter_report(model, nb.optim.SGD([*model[0].parameters(), stray], lr=0.1))
+    assert show_choices(report) == [
+        ("every parameter", "all"), ("problems only", "problems"), ("0 (Linear)", "0"),
+        ("1 (Sequential)", "1"), ("1.1 (Sequential)", "1.1"), ("1.1.0 (Linear)", "1.1.0"),
+        ("2 (BatchNorm1d)", "2")]
+
+    def selected(show):
+        return [r.label for r in report.selected(show)]
+
+    assert selected("all") == ["0.weight", "0.bias", "1.1.0.weight", "1.1.0.bias", "2.weight",
+                               "2.bias", "optimizer param 2"]
+    assert selected("problems") == ["1.1.0.weight", "1.1.0.bias", "2.weight", "2.bias",
+                                    "optimizer param 2"]
+    assert selected("1") == selected("1.1") == selected("1.1.0") == ["1.1.0.weight",
+                                                                      "1.1.0.bias"]
+    assert selected("2") == ["2.weight", "2.bias"]  # parameters only: no running_mean
+    with pytest.raises(ValueError, match=r"nothing called '1\.2' to show(.|\n)*"
+                                         r"hint: choose one of 'all', 'problems', '0', '1'"):
+        report.selected("1.2")
 
 
 def test_strays_from_another_model_and_other_groups_are_named():

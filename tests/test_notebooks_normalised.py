@@ -90,7 +90,8 @@ def test_normalise_drops_volatile_parts_and_keeps_fallbacks():
     assert empty["execution_count"] is None
     assert widget["execution_count"] == 2 and widget["metadata"] == {}
     assert widget["outputs"] == [{"output_type": "execute_result", "execution_count": 2,
-                                  "metadata": {}, "data": {"text/plain": "Slider(value=1)",
+                                  "metadata": {"nnbook": {"live_widget": True}},
+                                  "data": {"text/plain": "Slider(value=1)",
                                                            "image/png": "iVBORw0KGgo=\n"}}]
     assert error["metadata"] == {"tags": ["raises-exception"]}
     assert error["outputs"][0]["evalue"] == 'bad shape at "<notebook cell>", line 1'

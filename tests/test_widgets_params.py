@@ -92,6 +92,44 @@ def test_parameter_explorer_shows_both_paths_of_a_shared_linear():
     assert explorer.report.ok
 
 
+def test_parameter_explorer_show_menu_narrows_the_picture():
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(),
+                          nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2)))
+    explorer = ParameterExplorer(model, nb.optim.SGD(model[0].parameters(), lr=0.1))
+    assert [v for _, v in explorer.show_dropdown.options] == ["all", "problems", "0", "2",
+                                                              "2.0", "2.1"]
+    whole_text, whole_png = shown(explorer)
+    assert "showing" not in whole_text and len(explorer.rows) == 6
+
+    explorer.show_dropdown.value = "problems"     # as the front end sets it
+    text, png = shown(explorer)
+    assert text.splitlines()[-1] == "  showing problems only: 4 of 6 parameter tensors"
+    assert png.startswith(PNG_MAGIC) and png != whole_png
+    assert [r.label for r in explorer.rows] == ["2.0.weight", "2.0.bias", "2.1.weight",
+                                                "2.1.bias"]
+    assert explorer.figure.get_size_inches()[1] < 0.42 * 6 + 1.5  # four rows: a shorter view
+
+    explorer.show_dropdown.value = "2.1"
+    assert shown(explorer)[0].splitlines()[-1] == \
+        "  showing inside 2.1 (Linear): 2 of 6 parameter tensors"
+    assert explorer.caption.value.count("✘ no") == 4  # the table above stays whole
+
+    explorer.show_dropdown.value = "all"
+    assert shown(explorer) == (whole_text, whole_png)
+
+
+def test_parameter_explorer_with_no_problem_to_show_says_so():
+    model = nn.Linear(3, 2)
+    explorer = ParameterExplorer(model, nb.optim.SGD(model.parameters(), lr=0.1))
+    model(nb.randn(4, 3)).sum().backward()
+    explorer.show_dropdown.value = "problems"
+    explorer.refresh()                              # keeps what is shown
+    assert explorer.show_dropdown.value == "problems" and explorer.rows == ()
+    assert explorer.describe().splitlines()[-1] == \
+        "  showing problems only: 0 of 2 parameter tensors"
+    assert shown(explorer)[1].startswith(PNG_MAGIC)
+
+
 def test_parameter_explorer_without_an_optimizer():
     explorer = ParameterExplorer(nn.Linear(2, 3))
     assert explorer.describe().startswith("Linear: 2 parameter tensor(s), 9 values")

@@ -16,7 +16,9 @@ What normalising does, and why:
 - notebook metadata keeps a fixed kernelspec (python3) and language_info without the Python
   version; saved widget state goes (random model ids, embedded PNGs).
 - `application/vnd.jupyter.widget-view+json` outputs go (random model ids); their static
-  fallbacks (`text/plain`, `image/png`) stay, so GitHub and a terminal still show something.
+  fallbacks (`text/plain`, `image/png`) stay, so GitHub and a terminal still show something,
+  and the output's metadata says `{"nnbook": {"live_widget": true}}`, so the browser tests
+  know that a live widget belongs there.
 - execution counts become 1..n in order; consecutive stream outputs of one name merge.
 - error outputs keep `ename: evalue` as their traceback: a full traceback holds absolute
   paths of this machine (and nbval never compares it).
@@ -51,6 +53,7 @@ LANGUAGE_INFO = {
 NOTEBOOK_METADATA_KEPT = ("title", "authors")
 CELL_METADATA_KEPT = ("tags", "jupyter", "slideshow", "editable", "deletable")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LIVE_WIDGET_KEY = "nnbook"  # output metadata: {"nnbook": {"live_widget": true}}
 CELL_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
@@ -101,6 +104,9 @@ def _normalize_outputs(outputs: list, execution_count, patterns) -> list:
                 continue
             metadata = {mime: meta for mime, meta in output.get("metadata", {}).items()
                         if mime in data}
+            if WIDGET_VIEW in output.get("data", {}) or \
+                    output.get("metadata", {}).get(LIVE_WIDGET_KEY, {}).get("live_widget"):
+                metadata[LIVE_WIDGET_KEY] = {"live_widget": True}
             new = {"output_type": kind, "data": data, "metadata": metadata}
             if kind == "execute_result":
                 new["execution_count"] = execution_count

@@ -115,6 +115,25 @@ class ParameterReport:
     def ok(self) -> bool:
         return not any(r.problems for r in self.rows)
 
+    def selected(self, show: str = "all") -> tuple:
+        """The parameter rows a view shows: "all", "problems", or one module's path.
+
+        A module path selects the parameters that module and its children hold, so
+        ``"block"`` shows ``block.conv1.weight`` too.
+        """
+        rows = self.parameters
+        if show == "all":
+            return rows
+        if show == "problems":
+            return tuple(r for r in rows if r.problems)
+        if show not in {path for path, _ in self.modules}:
+            choices = ", ".join(repr(v) for _, v in show_choices(self))
+            raise InputError(message(f"there is nothing called {show!r} to show.",
+                                     where="ParameterReport.selected", line=None,
+                                     hint=f"choose one of {choices}."))
+        return tuple(r for r in rows if r.module is not None and
+                     (not show or r.module == show or r.module.startswith(show + ".")))
+
     # -- text ----------------------------------------------------------------------
     def headline(self) -> str:
         n_params = sum(1 for r in self.parameters if r.in_model)
@@ -211,6 +230,13 @@ def parameter_report(model, optimizer=None) -> ParameterReport:
     return ParameterReport(type(model).__name__,
                            type(optimizer).__name__ if optimizer is not None else None,
                            tuple(rows), modules, backward_seen)
+
+
+def show_choices(report: ParameterReport) -> list:
+    """(label, value) pairs for a "show" control: everything, the problems, each module."""
+    choices = [("every parameter", "all"), ("problems only", "problems")]
+    choices += [(f"{path} ({cls})", path) for path, cls in report.modules if path]
+    return choices
 
 
 def _all_paths(named) -> dict:

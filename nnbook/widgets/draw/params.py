@@ -129,14 +129,27 @@ def draw_legend(fig, y: float = 0.01):
     return texts
 
 
-def draw_parameters(fig, report):
-    """The whole view: counts on the left, gradient norms on the right, a legend below."""
-    rows = report.parameters
+def draw_parameters(fig, report, rows=None, showing: str = "",
+                    empty: str = "nothing to show here: no parameter matches"):
+    """The whole view: counts on the left, gradient norms on the right, a legend below.
+
+    ``rows`` narrows the view (default: every parameter); ``showing`` says to what,
+    e.g. "problems only: 2 of 6 parameter tensors", in a line above the plots; ``empty``
+    is what to say when ``rows`` is empty.
+    """
+    rows = report.parameters if rows is None else tuple(rows)
+    if showing:
+        fig.text(0.02, 1 - 0.08 / fig.get_figheight(), f"showing {showing}", va="top",
+                 fontsize=FONT, color=MUTED_COLOR)
+    if not rows:
+        fig.text(0.5, 0.5, empty, ha="center",
+                 va="center", fontsize=FONT + 1, color=MUTED_COLOR)
+        return None, None
     notes = any(r.problems for r in rows)  # a column of problem notes on the right
+    top = 1 - (0.85 if showing else 0.55) / fig.get_figheight()
     grid = fig.add_gridspec(1, 2, width_ratios=(1, 1.35), wspace=0.05,
                             left=0.22, right=0.74 if notes else 0.97,
-                            top=1 - 0.55 / fig.get_figheight(),
-                            bottom=0.9 / fig.get_figheight())
+                            top=top, bottom=0.9 / fig.get_figheight())
     ax_count = fig.add_subplot(grid[0])
     ax_grad = fig.add_subplot(grid[1])
     draw_parameter_counts(ax_count, report, rows)
