@@ -81,22 +81,14 @@ def eventually(check, *args) -> bool:
     return True
 
 
-@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda p: p.stem)
-def test_notebook_runs_and_every_widget_answers(page, lab, screenshots, path):
+def check_after_run_all(page, notebook, path: Path, expected: list) -> None:
+    """Every cell ran; errors only where meant; every widget live, with its picture."""
     from playwright.sync_api import expect
 
-    expected = committed_cells(path)
-    total = len(json.loads(path.read_text())["cells"])
-    notebook = open_notebook(page, lab, path.name, total, sidebar=False)
-    expect(notebook.locator(".jp-Cell")).to_have_count(total)
-    run_all_cells(page, notebook)
-
-    # every code cell ran, in order
     shown = prompts(notebook)
     wanted = [f"[{c.number}]:" if c.number is not None else "[ ]:" for c in expected]
     assert shown == wanted, f"{path.name}: not every cell ran (prompts {shown})"
 
-    # errors only where the notebook means them; every widget live, with its picture
     problems = []
     cells = notebook.locator(".jp-Cell")
     for cell in expected:
@@ -121,26 +113,40 @@ def test_notebook_runs_and_every_widget_answers(page, lab, screenshots, path):
                 problems.append(f"{where}: the {name} view shows no picture")
     if page.get_by_text(WIDGET_ERROR).count():
         problems.append(f"{path.name}: the page says {WIDGET_ERROR!r}")
-    screenshot_notebook(page, notebook, screenshots.path(
-        f"{path.stem}.png", path.name, f"{path.name} after Run All Cells"))
     assert not problems, "\n".join(problems)
 
+
+@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda p: p.stem)
+def test_notebook_runs_and_every_widget_answers(page, lab, screenshots, path):
+    from playwright.sync_api import expect
+
+    expected = committed_cells(path)
+    total = len(json.loads(path.read_text())["cells"])
+    notebook = open_notebook(page, lab, path.name, total, sidebar=False)
+    expect(notebook.locator(".jp-Cell")).to_have_count(total)
+    run_all_cells(page, notebook)
+    try:
+        check_after_run_all(page, notebook, path, expected)
+    finally:  # also when a check fails: the picture shows what went wrong
+        screenshot_notebook(page, notebook, screenshots.path(
+            f"{path.stem}.png", path.name, f"{path.name} after Run All Cells"))
+
     # every widget answers a control with a new picture
+    cells = notebook.locator(".jp-Cell")
     for cell in expected:
         for number, (view, name) in enumerate(zip(cells.nth(cell.index).locator(WIDGET_VIEW)
                                                   .all(), cell.widgets)):
             before = picture_src(view)
             control = drive_one_control(view)
-            where = f"{path.name}, cell {cell.index}: {name}, {control}"
-            try:
-                expect(view.locator(PICTURE)).not_to_have_attribute("src", before)
-            except AssertionError:
-                pytest.fail(f"{where}: the picture did not change", pytrace=False)
-            assert picture_src(view).startswith("data:image/png;base64,"), where
+            changed = eventually(expect(view.locator(PICTURE)).not_to_have_attribute, "src",
+                                 before)
             suffix = f"-{number + 1}" if len(cell.widgets) > 1 else ""
             view.screenshot(path=screenshots.path(
                 f"{path.stem}--cell{cell.index:02d}{suffix}-{name}.png", path.name,
                 f"cell {cell.index}: {name} after {control}"))
+            where = f"{path.name}, cell {cell.index}: {name}, {control}"
+            assert changed, f"{where}: the picture did not change"
+            assert picture_src(view).startswith("data:image/png;base64,"), where
     assert page.get_by_text(WIDGET_ERROR).count() == 0
     assert notebook.locator(STDERR).count() == sum(len(c.errors) + c.stderr for c in expected)
     assert page.errors == [], f"{path.name}: errors in the page's JavaScript: {page.errors}"
