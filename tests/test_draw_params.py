@@ -14,10 +14,11 @@ import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.inspect.params import PROBLEM_COLOR, parameter_report  # noqa: E402
 from nnbook.widgets.draw.gradients import ZONE_COLORS, draw_gradient_bars  # noqa: E402
-from nnbook.widgets.draw.graph import (GRADIENT_COLOR, PastedImage, argument_names,  # noqa: E402
-                                       draw_graph, draw_step_panel, graph_layout, graph_parts,
-                                       layered_layout, node_layer, render_node_labels,
-                                       step_view)
+from nnbook.widgets.draw.graph import (GRADIENT_COLOR, PastedImage, draw_graph,  # noqa: E402
+                                       render_node_labels)
+from nnbook.widgets.draw.graph_layout import (argument_names, graph_layout,  # noqa: E402
+                                              graph_parts, layered_layout, node_layer)
+from nnbook.widgets.draw.graph_step import draw_step_panel, step_view  # noqa: E402
 from nnbook.widgets.draw.params import (draw_gradient_norms, draw_parameter_counts,  # noqa: E402
                                         draw_parameters, row_label)
 

@@ -12,7 +12,7 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
-from nnbook import _exercise_solutions as solutions
+from nnbook.exercises import _solutions as solutions
 from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, UNFINISHED, CheckResult, check,
                               check_bprop, check_function, check_layer, check_solutions)
 
@@ -667,7 +667,7 @@ def test_import_nnbook_does_not_load_the_exercises():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)
     loaded = json.loads(out.stdout)
-    assert "nnbook.exercises" not in loaded and "nnbook._exercise_solutions" not in loaded
+    assert "nnbook.exercises" not in loaded and "nnbook.exercises._solutions" not in loaded
 
 
 # --------------------------------------------------------------------------
@@ -705,7 +705,8 @@ def test_notebook_holds_skeletons_and_no_solution():
         assert f'check("{exercise}", ' in code
     assert code.count('raise NotImplementedError("your turn")') >= 5
     for giveaway in ("s + x * s * (1 - s)", "dout * (x + 1)", "grad_output * x.sigmoid()",
-                     "(-x.abs()).exp()", "grad_w[", "_exercise_solutions"):
+                     "(-x.abs()).exp()", "grad_w[", "exercises._solutions",
+                     "import _solutions"):
         assert giveaway not in code, f"the notebook shows a solution: {giveaway!r}"
 
 

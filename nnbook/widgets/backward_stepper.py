@@ -20,8 +20,9 @@ from ..errors import fmt_shape as _shape
 from ..inspect.params import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR, value_summary
 from ..inspect.records import trace_backward
 from ._base import PNG_DPI, NnbookWidget
-from .draw.graph import (LAYER_IN, UNIT_IN, PastedImage, backward_order, draw_graph,
-                         draw_step_panel, graph_layout, render_node_labels, step_view)
+from .draw.graph import PastedImage, backward_order, draw_graph, render_node_labels
+from .draw.graph_layout import LAYER_IN, UNIT_IN, graph_layout
+from .draw.graph_step import draw_step_panel, step_view
 
 PANEL_IN = 5.6   # width of the text panel beside the graph, in inches
 

@@ -1,0 +1,28 @@
+"""Exercises with automatic checks (notebooks/07_exercises.ipynb).
+
+    from nnbook.exercises import check
+    check("swish", Swish)        # your class: a Function, a Module with bprop, or a layer
+
+A check runs your code on small, odd, non-square float64 inputs; compares the
+forward with a hidden reference solution; lets nnbook's contract checks look at
+what your backward returns; and compares every gradient with numerical
+derivatives (what ``nb.gradcheck`` does, extended to a layer's parameters).
+The result lists what works (✓), what does not (✗), what is not written yet
+(…) and the next step.  For your own code, without a reference solution:
+
+    check_function(MyFn, x, y)                        # an nb.autograd.Function subclass
+    check_bprop(MyModule, x, y)                       # a Module (class or instance) with bprop
+    check_layer(MyLayer, 7, 5, input_shape=(3, 7))    # a layer class and its arguments
+
+``import nnbook`` does not load this module; the solutions live in
+``nnbook/exercises/_solutions.py`` and are loaded only by ``check``.
+"""
+from .catalogue import EXERCISES, Exercise, Summary, check, check_solutions
+from .general import check_bprop, check_function, check_layer
+from .results import CheckResult, Line
+# Not in __all__, but importable from here as before (the tests use the marks).
+from .harness import ATOL, EPS, RTOL, SEED  # noqa: F401
+from .results import FAIL, PASS, SKIP, UNFINISHED  # noqa: F401
+
+__all__ = ["CheckResult", "EXERCISES", "Exercise", "Line", "Summary", "check",
+           "check_bprop", "check_function", "check_layer", "check_solutions"]

@@ -1,0 +1,319 @@
+"""Running the student's code, and comparing what it computes: the forward with expected
+values, each gradient with numerical derivatives (nb.gradcheck's comparison).
+
+Every check in ``general`` is built from these pieces; each adds ✓, ✗ or … lines to a
+``_Checks`` and says what to do next.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+import nnbook as nb
+from ..autograd import teaching_mode
+from ..autograd.custom import positional_names
+from ..autograd.gradcheck import constant_factor, numerical_vjp
+from ..errors import ContractError, NnbookError, describe_frame, fmt_shape
+from ..tensor import Tensor, no_grad
+from .results import _Checks
+
+EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3  # nb.gradcheck's defaults
+SEED = 7                            # inputs, output gradients and layer initialisation
+# nnbook/, not nnbook/exercises/: a frame anywhere in nnbook (the engine, an op) is not
+# the student's line.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_GENERIC_UNFINISHED = "fill in the part that raises NotImplementedError, then run the check again."
+
+
+# --------------------------------------------------------------------------
+# Running the student's code
+# --------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _quiet():
+    """No teaching-mode warnings (the check compares every gradient itself), no numpy
+    overflow warnings on the cell's stderr."""
+    with teaching_mode(False), warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+@contextlib.contextmanager
+def _seeded(seed: int):
+    """nnbook's generator seeded for a block, then put back as it was."""
+    bits = nb.generator().bit_generator
+    saved = bits.state
+    bits.state = np.random.default_rng(seed).bit_generator.state
+    try:
+        yield
+    finally:
+        bits.state = saved
+
+
+def _attempt(checks: _Checks, part: str, call, todo_hint: str):
+    """Run a piece of the student's code: (True, value), or (False, None) after a ✗/… line."""
+    try:
+        return True, call()
+    except Exception as err:  # the student's code may raise anything: say what and where
+        _report_error(checks, part, err, todo_hint)
+        return False, None
+
+
+def _report_error(checks: _Checks, part: str, err: Exception, todo_hint: str) -> None:
+    cause = err
+    while cause.__cause__ is not None:  # the engine wraps errors raised inside a backward
+        cause = cause.__cause__
+    if isinstance(cause, NotImplementedError):
+        said = str(cause).split("\n")[0]
+        checks.todo(f"{part} is not written yet (it raises NotImplementedError"
+                    f"{': ' + said if said else ''})", todo_hint)
+    elif isinstance(cause, ContractError):
+        what, hint = _split_message(str(cause), strip_where=True)
+        checks.fail(f"{part} breaks the contract: {what.rstrip('.')}",
+                    hint or "return one gradient per input, each with its input's shape.")
+    elif isinstance(cause, NnbookError):
+        what, hint = _split_message(str(cause))
+        checks.fail(f"{part} raised {type(cause).__name__}: {what.rstrip('.')}",
+                    hint or f"read the message above and fix {part}.", _user_line(cause))
+    else:
+        first = str(cause).strip().split("\n")[0]
+        if isinstance(cause, (ValueError, IndexError)):  # numpy's shape complaints
+            step = (f"fix {part} at the line shown: print the shapes of the arrays on it and "
+                    "compare them with the shapes in the task.")
+        elif isinstance(cause, TypeError) and "argument" in first:
+            step = f"give {part} the arguments the task asks for."
+        else:
+            step = f"read the error and fix {part} at the line shown."
+        checks.fail(f"{part} raised {type(cause).__name__}" + (f": {first}" if first else ""),
+                    step, _user_line(cause))
+
+
+def _split_message(text: str, strip_where: bool = False) -> tuple[str, str]:
+    """(what, hint) of an nnbook message: its first line, and its 'hint:' line."""
+    lines = text.split("\n")
+    what = lines[0]
+    if strip_where and ": " in what and " " not in what.split(": ", 1)[0]:
+        what = what.split(": ", 1)[1]  # 'Swish.backward: returned ...' -> 'returned ...'
+    hint = next((line.strip()[len("hint: "):] for line in lines
+                 if line.strip().startswith("hint: ")), "")
+    return what, hint
+
+
+def _user_line(err: Exception) -> str:
+    """'at a notebook cell, line 12: ...' -- the last line of the student's own code."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            return "at " + describe_frame(frame.filename, frame.lineno)
+    return ""
+
+
+def _outputs(value) -> list:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _name(obj) -> str:
+    return getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _arg_names(forward, n: int) -> list[str]:
+    names, _ = positional_names(forward)
+    return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
+
+
+@dataclass
+class _Leaf:
+    name: str
+    tensor: Tensor
+    missing_hint: str  # the next step when no gradient reaches it
+
+
+def _make_args(values, names, missing_hint):
+    """float64 leaves (copies) for floating point inputs; other values pass unchanged."""
+    args, leaves = [], []
+    for value, name in zip(values, names):
+        array = value.data if isinstance(value, Tensor) else value
+        if isinstance(array, np.ndarray) and array.dtype.kind == "f":
+            leaf = Tensor(np.array(array, dtype=np.float64, order="C"), requires_grad=True)
+            leaves.append(_Leaf(name, leaf, missing_hint.format(name=name)))
+            args.append(leaf)
+        else:
+            args.append(value)
+    return args, leaves
+
+
+def _describe_inputs(leaves) -> str:
+    return ", ".join(f"{leaf.name} {fmt_shape(leaf.tensor.shape)}" for leaf in leaves)
+
+
+def _fresh(args):
+    """Copies of the arguments outside any graph, for a reference to run on."""
+    return [Tensor(a.data.copy()) if isinstance(a, Tensor) else a for a in args]
+
+
+# --------------------------------------------------------------------------
+# The forward: runs, returns Tensors, matches the reference
+# --------------------------------------------------------------------------
+
+def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hint):
+    """✓/✗ lines for the forward; returns its outputs, or None when it did not work."""
+    ok, value = _attempt(checks, part, call, todo_hint)
+    if not ok:
+        return None
+    outs = _outputs(value)
+    for out in outs:
+        if not isinstance(out, Tensor):
+            checks.fail(f"{part} returned a {type(out).__name__}, not an nnbook Tensor",
+                        "build the result with nnbook operations on the input tensors "
+                        "(or wrap a numpy result: nb.tensor(array)).")
+            return None
+    shapes = ", ".join(fmt_shape(o.shape) for o in outs)
+    if any(o.dtype != np.float64 for o in outs):
+        dtype = next(o.dtype for o in outs if o.dtype != np.float64)
+        checks.fail(f"{part} returns {dtype} for float64 inputs",
+                    "keep the inputs' dtype (e.g. np.zeros(shape, dtype=x.dtype)): "
+                    "gradients are checked in float64.")
+        return None
+    bad = next((o for o in outs if not np.isfinite(o.data).all()), None)
+    if bad is not None:
+        checks.fail(f"{part} gives nan or inf on ordinary inputs ({_describe_inputs(leaves)})",
+                    "look for a division by zero, a log of a negative number or an overflow.")
+        return None
+    checks.ok(f"{part} runs on {_describe_inputs(leaves)} and returns "
+              f"{'a Tensor' if len(outs) == 1 else 'Tensors'} of shape {shapes}")
+    if expected is None:
+        checks.skip(f"{part} not compared with expected values (none given)")
+        return outs
+    ok, value = _attempt(checks, "expected(...)", expected, _GENERIC_UNFINISHED)
+    if not ok:
+        return None
+    wanted = [np.asarray(w.data if isinstance(w, Tensor) else w, dtype=np.float64)
+              for w in _outputs(value)]
+    if [o.shape for o in outs] != [w.shape for w in wanted]:
+        checks.fail(f"{part} returns shape {shapes}; {expected_label} has shape "
+                    f"{', '.join(fmt_shape(w.shape) for w in wanted)}",
+                    f"compare the shapes step by step with the task; the output of {part} "
+                    f"should have shape {', '.join(fmt_shape(w.shape) for w in wanted)}.")
+        return None
+    for out, want in zip(outs, wanted):
+        wrong = ~np.isclose(out.data, want, rtol=1e-6, atol=1e-9)
+        if wrong.any():
+            at = np.unravel_index(int(np.argmax(wrong)), wrong.shape)
+            checks.fail(f"{part} differs from {expected_label}",
+                        f"go through {part} again with the formula in the task; try it on "
+                        "one number by hand.",
+                        f"at element [{_index(at)}]: yours {float(out.data[at]):.4g}, expected "
+                        f"{float(want[at]):.4g} ({int(wrong.sum())} of {wrong.size} elements "
+                        "differ)")
+            return None
+    checks.ok(f"{part} matches {expected_label}")
+    return outs
+
+
+def _index(at) -> str:
+    return ", ".join(str(int(i)) for i in at)
+
+
+# --------------------------------------------------------------------------
+# The gradients: the contract, then each one against numerical derivatives
+# --------------------------------------------------------------------------
+
+def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=True):
+    """One line for the contract (custom rules only), then one line per leaf.
+
+    ``run()`` computes the outputs from the leaves, recording the graph; the
+    comparison is nb.gradcheck's: L = sum(dout * out) for a fixed random dout.
+    """
+    with no_grad():
+        first = _outputs(run())
+    rng = np.random.default_rng(SEED)
+    douts = [rng.standard_normal(o.shape) for o in first]
+
+    def analytical(scale):
+        for leaf in leaves:
+            leaf.tensor.grad = None
+        outs = _outputs(run())
+        terms = [(o * Tensor(scale * d)).sum() for o, d in zip(outs, douts) if o.requires_grad]
+        if terms:
+            total = terms[0]
+            for term in terms[1:]:
+                total = total + term
+            total.backward()
+        return [None if leaf.tensor.grad is None else leaf.tensor.grad.data.copy()
+                for leaf in leaves]
+
+    ok, runs = _attempt(checks, part, lambda: (analytical(2.0), analytical(1.0)), todo_hint)
+    if not ok:
+        checks.skip("the gradients are compared once it runs")
+        return
+    doubled, grads = runs
+    if contract:
+        checks.ok(f"{part} keeps the contract: one gradient per input, each with its "
+                  "input's shape")
+
+    def loss():
+        with no_grad():
+            outs = _outputs(run())
+        return sum(float(np.sum(o.data.astype(np.float64) * d)) for o, d in zip(outs, douts))
+
+    for leaf, grad, grad2 in zip(leaves, grads, doubled):
+        x = leaf.tensor.data
+        numerical = numerical_vjp(loss, x, EPS)
+        if grad is None:
+            if np.allclose(numerical, 0, atol=ATOL):
+                checks.ok(f"'{leaf.name}' gets no gradient, and the output does not depend "
+                          "on it")
+            else:
+                checks.fail(f"no gradient reached '{leaf.name}', but the output depends on it",
+                            leaf.missing_hint)
+            continue
+        err = np.abs(grad - numerical)
+        bad = err > ATOL + RTOL * np.abs(numerical)
+        if not bad.any():
+            checks.ok(f"the gradient for '{leaf.name}' matches numerical derivatives")
+            continue
+        at = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
+        what, step = _explain(leaf.name, grad, grad2, numerical, x, grad_name)
+        checks.fail(what, step,
+                    f"at element [{_index(at)}] of '{leaf.name}' {fmt_shape(x.shape)}: "
+                    f"numerical {float(numerical[at]):.4g}, yours {float(grad[at]):.4g} "
+                    f"({int(bad.sum())} of {bad.size} elements differ)")
+
+
+def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
+    """(what is wrong, the next step) for a gradient that disagrees with the numbers."""
+    scale = max(float(np.abs(numerical).max()), 1e-12)
+    by_hand = (f"work out d out / d {name} by hand at the element shown and compare it with "
+               "your code, term by term.")
+    if not np.any(grad):
+        return (f"the gradient for '{name}' is all zeros, but the output depends on '{name}'",
+                f"build the gradient for '{name}' from {grad_name} and the derivative of the "
+                "forward.")
+    if doubled is not None and np.allclose(doubled, grad, rtol=1e-6, atol=1e-12):
+        c = constant_factor(grad, x) if x.size > 1 else None
+        if c is not None:
+            what = (f"the gradient for '{name}' is {_times(c)}'{name}' itself, and does not "
+                    f"scale with {grad_name}")
+        else:
+            what = (f"the gradient for '{name}' does not scale with {grad_name}: doubling "
+                    f"{grad_name} left it unchanged")
+        return what, (f"multiply by {grad_name} (the chain rule): return {grad_name} * "
+                      f"(d out / d {name}), not d out / d {name} alone.")
+    if np.allclose(grad, -numerical, rtol=1e-3, atol=1e-6 * scale):
+        return (f"the gradient for '{name}' has the wrong sign everywhere",
+                "look for a minus sign: in a derivative, in a subtraction written the wrong "
+                "way round, or in 1 - s.")
+    c = constant_factor(grad, numerical)
+    if c is not None and c > 0:
+        return (f"the gradient for '{name}' is {c:.3g} times the right one: a constant "
+                "factor is off", "look for a constant too many or too few (a 2, or a 1/2), then "
+                + by_hand)
+    return f"the gradient for '{name}' differs from numerical derivatives", by_hand
+
+
+def _times(c: float) -> str:
+    return "" if abs(c - 1) < 1e-4 else f"{c:.3g} * "
