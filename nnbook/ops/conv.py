@@ -15,7 +15,10 @@ Three ways of computing it are chosen per call; they give the same numbers:
 
 The last two work on :class:`Planes`, a layout in which every kernel offset is
 one long contiguous slice (numpy is several times faster on long rows than on
-the short image rows of a strided 4-D view).
+the short image rows of a strided 4-D view).  Depthwise and pooling compute on
+those slices directly; im2col copies them into columns of real output pixels
+only, because there the GEMMs cost most and the planes' spare columns would
+add to them.
 
 Inputs are (N, C_in, H, W), or (C_in, H, W) for one unbatched sample as in
 PyTorch; the weight is (C_out, C_in/groups, kh, kw) and the bias (C_out,).
@@ -130,6 +133,11 @@ class Planes:
     or w ≥ W_out are spare: they are computed and dropped (gradients put zeros
     there), which costs Hp·Wp / (H_out·W_out) more work and buys rows of N·P.
 
+    Strips: the taps sharing a phase and a column shift rj; ``strips[(phase, rj)]``
+    lists their (tap index, row shift ri).  Columns rj .. rj + W_out − 1 of every
+    row of that phase, copied out once, hold every tap of the strip as a run of
+    H_out·W_out pixels per sample (how im2col avoids spare columns).
+
     The arrays made here are scratch (see ``scratch``) except those of crop and
     gather, which are returned to the user.
     """
@@ -148,11 +156,14 @@ class Planes:
         self.covered = all(_covers(*axis) for axis in zip(
             top_left, stride, (self.h, self.w), (self.hp, self.wp)))
         self.taps = []                                          # (i, j, phase, offset)
+        self.strips = {}                     # (phase, column shift) -> [(tap, row shift)]
         for i in range(kernel[0]):
             (ri, a) = divmod(dilation[0] * i, stride[0])
             for j in range(kernel[1]):
                 (rj, b) = divmod(dilation[1] * j, stride[1])
-                self.taps.append((i, j, a * stride[1] + b, ri * self.wp + rj))
+                phase = a * stride[1] + b
+                self.strips.setdefault((phase, rj), []).append((len(self.taps), ri))
+                self.taps.append((i, j, phase, ri * self.wp + rj))
 
     def _phase_parts(self):
         """For each phase: (phase, pixels of x it holds, where they go in the phase image)."""
@@ -428,12 +439,14 @@ class Conv2d(Op):
 
     def _forward_im2col(self, x, weight):
         planes = self._planes()
-        data = planes.scatter(x)                                  # (phases, C, N·P + slack)
-        cols = self._im2col(planes, data)                        # (G, kh·kw·C/G, N·P)
+        cols = self._im2col(planes, planes.scatter(x))            # (G, kh·kw·C/G, N, L)
         w_rows = self._weight_rows(weight)                        # (G, O/G, kh·kw·C/G)
-        out = scratch("out_cols", w_rows.shape[:2] + (planes.cols,), x.dtype)
-        np.matmul(w_rows, cols, out=out)                          # G GEMMs over the whole batch
-        return planes.crop(out.reshape(weight.shape[0], -1))
+        (n, g), (ho, wo) = (planes.n, self.groups), self.out_hw
+        out = np.empty((n, weight.shape[0], ho, wo), dtype=x.dtype)
+        # One GEMM per sample and group, written straight into the output's layout
+        # (measured faster here than one GEMM over the whole batch plus a transposing copy).
+        np.matmul(w_rows, cols.transpose(2, 0, 1, 3), out=out.reshape(n, g, -1, ho * wo))
+        return out
 
     def _weight_rows(self, weight):
         """W (O, C/G, kh, kw) -> (G, O/G, kh·kw·C/G), rows in the order of the columns."""
@@ -442,16 +455,24 @@ class Conv2d(Op):
         return w.transpose(0, 1, 3, 2).reshape(self.groups, c_out // self.groups, -1)
 
     def _im2col(self, planes, data):
-        """Every window as a column: cols[g, (i, j, c), n·P + h·Wp + w] (G, kh·kw·C/G, N·P).
+        """Every window as a column: cols[g, (i, j, c), n, h·W_out + w], (G, kh·kw·C/G, N, L).
 
-        Kernel offset (i, j) of every window is one slice of the planes (a view),
-        so building the columns is kh·kw long copies.
+        L = H_out·W_out: only real output pixels, no spare columns (they would cost
+        the GEMMs a third more work on a 14×14 map).  Built in two copies per strip
+        of taps sharing a phase and a column shift: first the strip's W_out
+        columns of every row (short rows), then each tap of the strip is a run of
+        H_out·W_out contiguous pixels of it (long rows).
         """
-        g, per_group = self.groups, planes.c // self.groups
-        cols = scratch("cols", (g, len(planes.taps), per_group, planes.cols), data.dtype)
-        for t, (_, _, phase, off) in enumerate(planes.taps):
-            cols[:, t] = data[phase, :, off:off + planes.cols].reshape(g, per_group, -1)
-        return cols.reshape(g, -1, planes.cols)
+        g, per_group, n = self.groups, planes.c // self.groups, planes.n
+        (ho, wo), images = self.out_hw, planes.images(data)  # (phases, C, N, Hp, Wp)
+        cols = scratch("cols", (g, len(planes.taps), per_group, n, ho * wo), data.dtype)
+        strip = scratch("strip", (planes.c, n, planes.hp, wo), data.dtype)
+        rows = strip.reshape(g, per_group, n, -1)             # (G, C/G, N, Hp·W_out)
+        for (phase, rj), taps in planes.strips.items():
+            strip[...] = images[phase, :, :, :, rj:rj + wo]
+            for t, ri in taps:
+                cols[:, t] = rows[..., ri * wo:(ri + ho) * wo]
+        return cols.reshape(g, -1, n, ho * wo)
 
     def _forward_depthwise(self, x, weight):
         # Channel c sees only itself: y[c] = sum_{i,j} W[c, 0, i, j] · (slice (i, j) of x[c])
@@ -507,33 +528,42 @@ class Conv2d(Op):
         return grad_x, grad_w
 
     def _backward_im2col(self, grad_out, need_x, need_w):
-        planes, g = self._planes(), self.groups
-        go = planes.spread(grad_out).reshape(g, -1, planes.cols)  # (G, O/G, N·P)
+        planes, g, (ho, wo) = self._planes(), self.groups, self.out_hw
+        n, c_out, kh, kw = planes.n, self.weight.shape[0], *self.weight.shape[2:]
+        go = grad_out.reshape(n, g, -1, ho * wo)                 # (N, G, O/G, L)
         w_rows = self._weight_rows(self.weight)                   # (G, O/G, K)
         grad_x = grad_w = None
-        if need_w:  # dL/dW[g] = dL/dy[g] · cols[g]^T: one GEMM per group over the whole batch
-            cols = self._im2col(planes, planes.scatter(self.saved))
-            grad_rows = np.matmul(go, cols.transpose(0, 2, 1))    # (G, O/G, kh·kw·C/G)
-            kh, kw = self.weight.shape[2:]
-            grad_w = grad_rows.reshape(self.weight.shape[0], kh, kw, -1).transpose(0, 3, 1, 2)
+        if need_w:  # dL/dW[g] = sum over n of cols[g, n] · dL/dy[n, g]^T
+            # Per-sample GEMMs summed over the batch: on these small matrices faster
+            # here than one long-K GEMM, and no transposed copy of dL/dy is needed.
+            cols = self._im2col(planes, planes.scatter(self.saved))  # (G, K, N, L)
+            grad_rows = np.matmul(cols.transpose(2, 0, 1, 3),
+                                  go.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, K, O/G)
+            grad_w = grad_rows.reshape(g, kh, kw, -1, c_out // g).transpose(0, 4, 3, 1, 2)
+            grad_w = grad_w.reshape(self.weight.shape)
         if need_x:  # dL/dcols[g] = W[g]^T · dL/dy[g]; each column goes back to its window
-            grad_cols = scratch("cols", (g, w_rows.shape[2], planes.cols), go.dtype)
-            np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols)
+            grad_cols = scratch("cols", (g, w_rows.shape[2], n, ho * wo), go.dtype)
+            np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols.transpose(2, 0, 1, 3))
             grad_x = self._col2im(planes, grad_cols)
         return grad_x, grad_w
 
     def _col2im(self, planes, grad_cols):
-        """The adjoint of im2col: add each kernel offset's columns back onto its slice.
+        """The adjoint of im2col: add each tap's columns back onto its window pixels.
 
-        Windows overlap, so slices overlap; one slice add per kernel offset is
-        the whole scatter (no np.add.at).
+        Windows overlap, so taps overlap; strip by strip, each tap is added onto
+        a long run of the strip, then the strip onto the planes (no np.add.at).
         """
-        g, per_group = self.groups, planes.c // self.groups
-        grad_cols = grad_cols.reshape(g, len(planes.taps), per_group, planes.cols)
+        g, per_group, n, (ho, wo) = self.groups, planes.c // self.groups, planes.n, self.out_hw
+        grad_cols = grad_cols.reshape(g, len(planes.taps), per_group, n, ho * wo)
         grad_data = planes.zeros(grad_cols.dtype)
-        for t, (_, _, phase, off) in enumerate(planes.taps):
-            target = grad_data[phase, :, off:off + planes.cols].reshape(g, per_group, -1)
-            target += grad_cols[:, t]
+        images = planes.images(grad_data)                     # (phases, C, N, Hp, Wp)
+        strip = scratch("strip", (planes.c, n, planes.hp, wo), grad_cols.dtype)
+        rows = strip.reshape(g, per_group, n, -1)             # (G, C/G, N, Hp·W_out)
+        for (phase, rj), taps in planes.strips.items():
+            strip.fill(0)
+            for t, ri in taps:
+                rows[..., ri * wo:(ri + ho) * wo] += grad_cols[:, t]
+            images[phase, :, :, :, rj:rj + wo] += strip
         return planes.gather(grad_data)
 
     def _backward_depthwise(self, grad_out, need_x, need_w):

@@ -179,19 +179,26 @@ class MaxPool2d(_WindowPool):
     def _tile_views(self, x):
         """The kh·kw taps in window order (row-major), each (N, C, H_out, W_out)."""
         (kh, kw), (ho, wo) = self.kernel, self.out_hw
-        return [(i, j, x[:, :, i:ho * kh:kh, j:wo * kw:kw]) for i in range(kh) for j in range(kw)]
+        return [x[:, :, i:ho * kh:kh, j:wo * kw:kw] for i in range(kh) for j in range(kw)]
+
+    def _tiled_forward(self, x):
+        """Tiling windows: the max of each window, and which tap holds it (for backward)."""
+        taps = self._tile_views(x)
+        out = np.empty(taps[0].shape, dtype=x.dtype)
+        arg = _first_max(taps, out, np.min_scalar_type(len(taps)))  # uint8 up to 255 taps
+        nan = np.isnan(out)
+        if nan.any():                 # a NaN window: output NaN, drop its gradient
+            arg[nan] = len(taps)      # an index no tap has
+        return out, arg
 
     def forward(self, x):
         x, self.unbatched = _batched(x)
         if x.shape[0] == 0:
             return _empty(self, x)
         if self._tiles(x.shape):
-            taps = self._tile_views(x)
-            out = taps[0][2].copy()
-            for _, _, view in taps[1:]:
-                np.maximum(out, view, out=out)
+            out, arg = self._tiled_forward(x)
             if getattr(self, "needs_input_grad", None):
-                self.planes, self.x, self.out = None, x, out
+                self.planes, self.in_shape, self.arg = None, x.shape, arg
             return out[0] if self.unbatched else out
         planes = self._planes(x.shape)
         data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
@@ -234,22 +241,37 @@ class MaxPool2d(_WindowPool):
         return (grad_x[0] if self.unbatched else grad_x,)
 
     def _tiled_backward(self, grad_out):
-        """Tiling windows: each tap writes its own strided slice of grad_x, no overlap."""
+        """Tiling windows: each tap writes its own strided slice of grad_x, no overlap;
+        dL/dy goes to the tap the forward recorded as the window's max."""
         go = grad_out[None] if self.unbatched else grad_out
-        grad_x = np.zeros(self.x.shape, go.dtype)
-        unclaimed = None                                          # max not found yet
-        taps = self._tile_views(self.x)
         (kh, kw), (ho, wo) = self.kernel, self.out_hw
-        for t, (i, j, view) in enumerate(taps):
-            hit = view == self.out
-            if unclaimed is None:
-                unclaimed = ~hit
-            else:
-                hit &= unclaimed
-                if t < len(taps) - 1:
-                    unclaimed &= ~hit
-            np.multiply(go, hit, out=grad_x[:, :, i:ho * kh:kh, j:wo * kw:kw])
+        h, w = self.in_shape[2:]
+        exact = (h, w) == (ho * kh, wo * kw)    # else the rows/columns left over get 0
+        grad_x = zeros(self.in_shape, go.dtype, skip=exact)
+        hit = scratch("hit", go.shape, bool)
+        for t, view in enumerate(self._tile_views(grad_x)):
+            np.equal(self.arg, t, out=hit)
+            np.multiply(go, hit, out=view)
         return (grad_x[0] if self.unbatched else grad_x,)
+
+
+def _first_max(views, out, index):
+    """out = the elementwise max of ``views``; returns which view holds it (the first
+    one on ties, as PyTorch for the taps of a window) as an array of dtype ``index``.
+
+    A later view takes over only where it is strictly larger, and view t is larger
+    than every index before it, so arg = max(arg, t · above).
+    """
+    np.copyto(out, views[0])
+    arg = np.zeros(out.shape, dtype=index)
+    above = scratch("above", out.shape, bool)
+    claim = scratch("claim", out.shape, index)
+    for t, view in enumerate(views[1:], start=1):
+        np.greater(view, out, out=above)
+        np.maximum(out, view, out=out)
+        np.multiply(above, index.type(t), out=claim)
+        np.maximum(arg, claim, out=arg)
+    return arg
 
 
 class AvgPool2d(_WindowPool):
