@@ -16,6 +16,7 @@ from .autograd import detect_anomaly
 from .errors import (AnomalyError, BackwardError, CheckpointError, ContractError, DimError,
                      DTypeError, GradcheckError, InputError, NnbookError, ShapeError,
                      SignatureError, TeachingWarning)
+from .ops.threads import get_num_threads, set_num_threads
 from .tensor import (Tensor, arange, bool_, cat, enable_grad, float32, float64, full,
                      generator, int32, int64, is_grad_enabled, manual_seed, no_grad, ones,
                      ones_like, rand, randint, randn, stack, tensor, zeros, zeros_like)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape
 from .base import Op, check_ndim
+from .threads import over_batch
 
 MINUS, DOT = "\u2212", "\u00b7"  # − and ·, for the formulas shown to students
 
@@ -191,10 +192,16 @@ class Planes:
         """Scratch planes of zeros, to add gradients into."""
         return scratch("grad_planes", (self.phases, self.c, self.cols + self.slack), dtype, 0)
 
-    def gather(self, data):
-        """The adjoint of scatter, for gradients: data -> (N, C, H, W), a new array."""
+    def gather(self, data, out=None):
+        """The adjoint of scatter, for gradients: data -> (N, C, H, W), a new array
+        (or ``out``, all of it written)."""
         images = self.images(data)
-        x = zeros((self.n, self.c, self.h, self.w), data.dtype, self.covered)
+        if out is None:
+            x = zeros((self.n, self.c, self.h, self.w), data.dtype, self.covered)
+        else:
+            x = out
+            if not self.covered:
+                x.fill(0)
         for phase, src, dst in self._phase_parts():
             x[(..., *src)] = images[phase][(..., *dst)].transpose(1, 0, 2, 3)
         return x
@@ -415,10 +422,11 @@ class Conv2d(Op):
             out += bias.reshape(-1, 1, 1)
         return out[0] if self.unbatched else out
 
-    def _planes(self):
+    def _planes(self, x_shape=None):
+        """The Planes layout of the input, or of a chunk of its samples (``x_shape``)."""
         (top, _), (left, _) = self.pads
-        return Planes(self.x_shape, self.weight.shape[2:], self.stride, self.dilation,
-                      (top, left), self.out_hw)
+        return Planes(x_shape or self.x_shape, self.weight.shape[2:], self.stride,
+                      self.dilation, (top, left), self.out_hw)
 
     def _forward_pointwise(self, x, weight):
         # 1×1 kernel: y[n, o] = sum_c W[o, c] · x[n, c] at every pixel; a stride only samples.
@@ -438,14 +446,19 @@ class Conv2d(Op):
         return out.reshape(n, self.groups, c // self.groups, -1)
 
     def _forward_im2col(self, x, weight):
-        planes = self._planes()
-        cols = self._im2col(planes, planes.scatter(x))            # (G, kh·kw·C/G, N, L)
         w_rows = self._weight_rows(weight)                        # (G, O/G, kh·kw·C/G)
-        (n, g), (ho, wo) = (planes.n, self.groups), self.out_hw
+        (n, g), (ho, wo) = (x.shape[0], self.groups), self.out_hw
         out = np.empty((n, weight.shape[0], ho, wo), dtype=x.dtype)
-        # One GEMM per sample and group, written straight into the output's layout
-        # (measured faster here than one GEMM over the whole batch plus a transposing copy).
-        np.matmul(w_rows, cols.transpose(2, 0, 1, 3), out=out.reshape(n, g, -1, ho * wo))
+
+        def part(samples):  # a chunk of the batch (see ops/threads.py)
+            planes = self._planes(x[samples].shape)
+            cols = self._im2col(planes, planes.scatter(x[samples]))  # (G, K, n, L)
+            # One GEMM per sample and group, written straight into the output's layout
+            # (measured faster here than one GEMM over the batch plus a transposing copy).
+            np.matmul(w_rows, cols.transpose(2, 0, 1, 3),
+                      out=out[samples].reshape(-1, g, w_rows.shape[1], ho * wo))
+
+        over_batch(part, n, w_rows.shape[2] * g * ho * wo)  # column values per sample
         return out
 
     def _weight_rows(self, weight):
@@ -528,27 +541,38 @@ class Conv2d(Op):
         return grad_x, grad_w
 
     def _backward_im2col(self, grad_out, need_x, need_w):
-        planes, g, (ho, wo) = self._planes(), self.groups, self.out_hw
-        n, c_out, kh, kw = planes.n, self.weight.shape[0], *self.weight.shape[2:]
-        go = grad_out.reshape(n, g, -1, ho * wo)                 # (N, G, O/G, L)
+        g, (ho, wo) = self.groups, self.out_hw
+        n, c_out, kh, kw = self.x_shape[0], self.weight.shape[0], *self.weight.shape[2:]
         w_rows = self._weight_rows(self.weight)                   # (G, O/G, K)
-        grad_x = grad_w = None
-        if need_w:  # dL/dW[g] = sum over n of cols[g, n] · dL/dy[n, g]^T
-            # Per-sample GEMMs summed over the batch: on these small matrices faster
-            # here than one long-K GEMM, and no transposed copy of dL/dy is needed.
-            cols = self._im2col(planes, planes.scatter(self.saved))  # (G, K, N, L)
-            grad_rows = np.matmul(cols.transpose(2, 0, 1, 3),
-                                  go.transpose(0, 1, 3, 2)).sum(axis=0)  # (G, K, O/G)
+        # dL/dW[g] = sum over n of cols[g, n] · dL/dy[n, g]^T: per-sample GEMMs, on these
+        # small matrices faster here than one long-K GEMM, summed over the batch at the end
+        per_sample = np.empty((n, g, w_rows.shape[2], c_out // g), grad_out.dtype) \
+            if need_w else None
+        grad_x = np.empty(self.x_shape, grad_out.dtype) if need_x else None
+
+        def part(samples):  # a chunk of the batch (see ops/threads.py)
+            go = grad_out[samples].reshape(-1, g, c_out // g, ho * wo)   # (n, G, O/G, L)
+            planes = self._planes(go.shape[:1] + self.x_shape[1:])
+            if need_w:
+                cols = self._im2col(planes, planes.scatter(self.saved[samples]))  # (G, K, n, L)
+                np.matmul(cols.transpose(2, 0, 1, 3), go.transpose(0, 1, 3, 2),
+                          out=per_sample[samples])
+            if need_x:  # dL/dcols[g] = W[g]^T · dL/dy[g]; each column goes back to its window
+                grad_cols = scratch("cols", (g, w_rows.shape[2], planes.n, ho * wo), go.dtype)
+                np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols.transpose(2, 0, 1, 3))
+                self._col2im(planes, grad_cols, out=grad_x[samples])
+
+        over_batch(part, n, w_rows.shape[2] * g * ho * wo)  # column values per sample
+        grad_w = None
+        if need_w:  # one sum over the batch, in sample order whatever the chunks were
+            grad_rows = per_sample.sum(axis=0)                    # (G, K, O/G)
             grad_w = grad_rows.reshape(g, kh, kw, -1, c_out // g).transpose(0, 4, 3, 1, 2)
             grad_w = grad_w.reshape(self.weight.shape)
-        if need_x:  # dL/dcols[g] = W[g]^T · dL/dy[g]; each column goes back to its window
-            grad_cols = scratch("cols", (g, w_rows.shape[2], n, ho * wo), go.dtype)
-            np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols.transpose(2, 0, 1, 3))
-            grad_x = self._col2im(planes, grad_cols)
         return grad_x, grad_w
 
-    def _col2im(self, planes, grad_cols):
-        """The adjoint of im2col: add each tap's columns back onto its window pixels.
+    def _col2im(self, planes, grad_cols, out):
+        """The adjoint of im2col: add each tap's columns back onto its window pixels,
+        and those into ``out`` (N, C, H, W).
 
         Windows overlap, so taps overlap; strip by strip, each tap is added onto
         a long run of the strip, then the strip onto the planes (no np.add.at).
@@ -564,7 +588,7 @@ class Conv2d(Op):
             for t, ri in taps:
                 rows[..., ri * wo:(ri + ho) * wo] += grad_cols[:, t]
             images[phase, :, :, :, rj:rj + wo] += strip
-        return planes.gather(grad_data)
+        return planes.gather(grad_data, out)
 
     def _backward_depthwise(self, grad_out, need_x, need_w):
         planes, w = self._planes(), self.weight[:, 0]             # w (C, kh, kw)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Op, broadcast_shape
+from .threads import over_rows
 
 
 def _float_dtype(dtype):
@@ -195,11 +196,21 @@ class Relu(Unary):
     name = "relu"
 
     def forward(self, x):
-        self.mask = x > 0
-        return x * self.mask
+        mask, out = np.empty(x.shape, dtype=bool), np.empty_like(x)
+
+        def part(rows):  # out = x · (x > 0), a chunk of rows at a time (see ops/threads.py)
+            np.greater(x[rows], 0, out=mask[rows])
+            np.multiply(x[rows], mask[rows], out=out[rows])
+
+        over_rows(part, x)
+        self.mask = mask
+        return out
 
     def backward(self, grad_out):  # y = max(x, 0);  dy/dx = 1 if x > 0 else 0
-        return (grad_out * self.mask,)
+        mask, grad_x = self.mask, np.empty_like(grad_out)
+        over_rows(lambda rows: np.multiply(grad_out[rows], mask[rows], out=grad_x[rows]),
+                  grad_out)
+        return (grad_x,)
 
 
 class Clamp(Unary):

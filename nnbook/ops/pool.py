@@ -11,11 +11,14 @@ operations on those slices; its backward adds gradients back onto them.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape
 from .base import Op, check_ndim
 from .conv import DOT, MINUS, Planes, as_pair, fmt_pair, is_int, scratch, span, zeros
+from .threads import over_rows
 
 
 def _check_input(op: Op, x):
@@ -183,12 +186,13 @@ class MaxPool2d(_WindowPool):
 
     def _tiled_forward(self, x):
         """Tiling windows: the max of each window, and which tap holds it (for backward)."""
-        taps = self._tile_views(x)
-        out = np.empty(taps[0].shape, dtype=x.dtype)
-        arg = _first_max(taps, out, np.min_scalar_type(len(taps)))  # uint8 up to 255 taps
+        taps = math.prod(self.kernel)
+        out = np.empty(x.shape[:2] + self.out_hw, dtype=x.dtype)
+        arg = np.empty(out.shape, dtype=np.min_scalar_type(taps))  # uint8 up to 255 taps
+        over_rows(lambda rows: _first_max(self._tile_views(x[rows]), out[rows], arg[rows]), x)
         nan = np.isnan(out)
         if nan.any():                 # a NaN window: output NaN, drop its gradient
-            arg[nan] = len(taps)      # an index no tap has
+            arg[nan] = taps           # an index no tap has
         return out, arg
 
     def forward(self, x):
@@ -202,16 +206,17 @@ class MaxPool2d(_WindowPool):
             return out[0] if self.unbatched else out
         planes = self._planes(x.shape)
         data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
+        taps = [data[phase, :, off:off + planes.cols]            # element (i, j) of every window
+                for (_, _, phase, off) in planes.taps]
         best = scratch("out_cols", (planes.c, planes.cols), x.dtype)
-        for t, (_, _, phase, off) in enumerate(planes.taps):
-            view = data[phase, :, off:off + planes.cols]          # element (i, j) of every window
-            if t:
-                np.maximum(best, view, out=best)
-            else:
-                np.copyto(best, view)
+        if getattr(self, "needs_input_grad", None):  # which tap holds the max, for backward
+            self.planes, self.in_shape = planes, x.shape
+            self.arg = np.empty(best.shape, dtype=np.min_scalar_type(len(taps)))
+            _first_max(taps, best, self.arg)
+            self.arg[np.isnan(best)] = len(taps)  # a NaN window: drop its gradient
+        else:
+            _first_max(taps, best)
         out = planes.crop(best)
-        if getattr(self, "needs_input_grad", None):  # both are rebuilt from these in backward
-            self.planes, self.x, self.out = planes, x, out
         return out[0] if self.unbatched else out
 
     def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the (first) max, else 0
@@ -220,20 +225,12 @@ class MaxPool2d(_WindowPool):
         if self.planes is None:
             return self._tiled_backward(grad_out)
         planes = self.planes
-        data = planes.scatter(self.x, fill=-np.inf)
-        best = planes.spread(self.out, slot="out_cols")           # (C, N·P)
-        go = planes.spread(grad_out[None] if self.unbatched else grad_out)
+        go = planes.spread(grad_out[None] if self.unbatched else grad_out)  # (C, N·P)
         grad_data = planes.zeros(go.dtype)
-        unclaimed = scratch("unclaimed", best.shape, bool, True)  # max not found yet
-        hit = scratch("hit", best.shape, bool)
-        share = scratch("tmp", best.shape, go.dtype)
-        last = len(planes.taps) - 1
+        hit = scratch("hit", go.shape, bool)
+        share = scratch("tmp", go.shape, go.dtype)
         for t, (_, _, phase, off) in enumerate(planes.taps):
-            np.equal(data[phase, :, off:off + planes.cols], best, out=hit)
-            if t:
-                hit &= unclaimed
-            if t < last:
-                np.greater(unclaimed, hit, out=unclaimed)        # unclaimed and not hit
+            np.equal(self.arg, t, out=hit)                        # tap t holds the max
             # go · hit, then add: a where= mask is several times slower on random masks
             np.multiply(go, hit, out=share)
             grad_data[phase, :, off:off + planes.cols] += share
@@ -248,30 +245,37 @@ class MaxPool2d(_WindowPool):
         h, w = self.in_shape[2:]
         exact = (h, w) == (ho * kh, wo * kw)    # else the rows/columns left over get 0
         grad_x = zeros(self.in_shape, go.dtype, skip=exact)
-        hit = scratch("hit", go.shape, bool)
-        for t, view in enumerate(self._tile_views(grad_x)):
-            np.equal(self.arg, t, out=hit)
-            np.multiply(go, hit, out=view)
+
+        def part(rows):  # a chunk of samples at a time (see ops/threads.py)
+            hit, arg = scratch("hit", go[rows].shape, bool), self.arg[rows]
+            for t, view in enumerate(self._tile_views(grad_x[rows])):
+                np.equal(arg, t, out=hit)
+                np.multiply(go[rows], hit, out=view)
+
+        over_rows(part, grad_x)
         return (grad_x[0] if self.unbatched else grad_x,)
 
 
-def _first_max(views, out, index):
-    """out = the elementwise max of ``views``; returns which view holds it (the first
-    one on ties, as PyTorch for the taps of a window) as an array of dtype ``index``.
+def _first_max(views, out, arg=None):
+    """out = the elementwise max of ``views``, and arg (if given) = which view holds it
+    (the first one on ties, as PyTorch for the taps of a window).
 
     A later view takes over only where it is strictly larger, and view t is larger
     than every index before it, so arg = max(arg, t · above).
     """
     np.copyto(out, views[0])
-    arg = np.zeros(out.shape, dtype=index)
+    if arg is None:
+        for view in views[1:]:
+            np.maximum(out, view, out=out)
+        return
+    arg.fill(0)
     above = scratch("above", out.shape, bool)
-    claim = scratch("claim", out.shape, index)
+    claim = scratch("claim", out.shape, arg.dtype)
     for t, view in enumerate(views[1:], start=1):
         np.greater(view, out, out=above)
         np.maximum(out, view, out=out)
-        np.multiply(above, index.type(t), out=claim)
+        np.multiply(above, arg.dtype.type(t), out=claim)
         np.maximum(arg, claim, out=arg)
-    return arg
 
 
 class AvgPool2d(_WindowPool):
