@@ -416,6 +416,8 @@ class Conv2d(Op):
         self.saved = x if needs[1] else None
         if x.shape[0] == 0:  # an empty batch: nothing to compute
             out = np.zeros((0, weight.shape[0]) + self.out_hw, dtype=x.dtype)
+        elif self.path == "im2col":  # adds the bias chunk by chunk, while it is in cache
+            return self._forward_im2col(x, weight, bias)
         else:
             out = getattr(self, "_forward_" + self.path)(x, weight)
         if bias is not None:
@@ -445,7 +447,7 @@ class Conv2d(Op):
         out.reshape(xs.shape)[...] = xs
         return out.reshape(n, self.groups, c // self.groups, -1)
 
-    def _forward_im2col(self, x, weight):
+    def _forward_im2col(self, x, weight, bias):
         w_rows = self._weight_rows(weight)                        # (G, O/G, kh·kw·C/G)
         (n, g), (ho, wo) = (x.shape[0], self.groups), self.out_hw
         out = np.empty((n, weight.shape[0], ho, wo), dtype=x.dtype)
@@ -457,9 +459,11 @@ class Conv2d(Op):
             # (measured faster here than one GEMM over the batch plus a transposing copy).
             np.matmul(w_rows, cols.transpose(2, 0, 1, 3),
                       out=out[samples].reshape(-1, g, w_rows.shape[1], ho * wo))
+            if bias is not None:
+                out[samples] += bias.reshape(-1, 1, 1)
 
         over_batch(part, n, w_rows.shape[2] * g * ho * wo)  # column values per sample
-        return out
+        return out[0] if self.unbatched else out
 
     def _weight_rows(self, weight):
         """W (O, C/G, kh, kw) -> (G, O/G, kh·kw·C/G), rows in the order of the columns."""
