@@ -532,12 +532,13 @@ class BatchNorm(Op):
             var = self.running_var.astype(x.dtype, copy=False)
             centred = x - mean.reshape(self.bshape)
         self.inv_std = (1 / np.sqrt(var + self.eps)).astype(x.dtype)  # (C,)
-        self.x_hat = centred * self.inv_std.reshape(self.bshape)
-        self.weight = weight
-        out = self.x_hat if weight is None else self.x_hat * weight.reshape(self.bshape)
+        # in place where an array is new and ours: fewer fresh arrays, the same arithmetic
+        centred *= self.inv_std.reshape(self.bshape)
+        self.x_hat, self.weight = centred, weight
+        out = centred.copy() if weight is None else centred * weight.reshape(self.bshape)
         if bias is not None:
-            out = out + bias.reshape(self.bshape)
-        return out.copy() if out is self.x_hat else out
+            out += bias.reshape(self.bshape)
+        return out
 
     def _update_running(self, mean, var):
         if self.running_mean is None:
@@ -557,14 +558,16 @@ class BatchNorm(Op):
         need = self.needs_input_grad
         g, b = grad_out, self.bshape
         sum_g = g.sum(axis=self.axes)
-        sum_g_xhat = (g * self.x_hat).sum(axis=self.axes)
+        g_xhat = g * self.x_hat
+        sum_g_xhat = g_xhat.sum(axis=self.axes)
         grad_x = None
         if need[0]:
             scale = self.inv_std if self.weight is None else self.weight * self.inv_std
-            if self.training:
+            if self.training:  # in place on new arrays of ours: fewer fresh arrays
                 n = self.count
-                grad_x = scale.reshape(b) * (g - (sum_g / n).reshape(b)
-                                             - self.x_hat * (sum_g_xhat / n).reshape(b))
+                grad_x = g - (sum_g / n).reshape(b)
+                grad_x -= np.multiply(self.x_hat, (sum_g_xhat / n).reshape(b), out=g_xhat)
+                grad_x *= scale.reshape(b)
             else:
                 grad_x = g * scale.reshape(b)
         grads = (grad_x, sum_g_xhat, sum_g)
