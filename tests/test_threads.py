@@ -4,7 +4,10 @@ The test command runs with one thread by default (OPENBLAS_NUM_THREADS=1), so ev
 here sets the number itself and compares 2 and 3 threads against 1, bit for bit, on
 batches large enough to be split, with odd sizes so the chunks differ in length.
 """
+import os
+import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -147,3 +150,26 @@ def test_the_default_follows_the_blas_environment(monkeypatch):
     assert threads._default_threads() == 2
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "")
     assert threads._default_threads() >= 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")  # Python 3.12+ warns
+def test_a_forked_child_splits_with_threads_of_its_own():
+    nb.set_num_threads(2)
+    x = nb.tensor(rng.standard_normal((8, 8, 64, 64)).astype(np.float32))
+    expected = F.relu(x).data  # the parent's pool now has a worker thread
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 if the split op finishes with the right result
+        ok = False
+        try:
+            ok = np.array_equal(F.relu(x).data, expected)
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:  # still running: it waits for threads it does not have
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung in a split op")
+    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0

@@ -64,6 +64,17 @@ def set_num_threads(n: int) -> None:
             _pool = None
 
 
+def _forget_pool_after_fork() -> None:
+    """A forked child has none of the parent's threads: it starts its own pool if needed
+    (submitting to the parent's would wait forever)."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
 def _executor():
     global _pool
     with _pool_lock:
