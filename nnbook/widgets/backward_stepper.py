@@ -100,7 +100,7 @@ class BackwardStepper(NnbookWidget):
         where = f" ({view.layer})" if view.layer else ""
         grads = ", ".join(f"{a.name} {'None' if a.grad is None else format(a.grad.norm, '.3g')}"
                           for a in view.arguments)
-        return (f"{head}; step {self.current + 1} of {total}: {view.op}{where}\n"
+        return (f"{head}; step {self.current} of {total}: {view.op}{where}\n"
                 f"  dout {_shape(view.dout.shape)} norm {view.dout.norm:.3g} -> "
                 f"grad norms: {grads}")
 
@@ -124,7 +124,7 @@ class BackwardStepper(NnbookWidget):
             else f'<span style="color:{MUTED_COLOR};">grad {e(a.name)} None</span>'
             for a in view.arguments)
         return (f'<div style="font-size:16px;line-height:1.45;">'
-                f"<b>Backward step {view.index + 1} of {view.total}: "
+                f"<b>Backward step {view.index} of {view.total}: "
                 f'<span style="color:{GRADIENT_COLOR};">{e(view.op)}</span></b>{where}. '
                 f'<span style="color:{GRADIENT_COLOR};"><b>dout</b> (norm {view.dout.norm:.3g}) '
                 f"arrives; it returns {sent}.</span></div>")
