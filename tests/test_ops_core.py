@@ -236,3 +236,17 @@ def test_shape_rules_work_on_specs_without_data():
     assert nb.ops.elementwise.Add().infer(big, Spec((2048,))) == big.shape
     assert nb.ops.reduce.Sum(dim=1).infer(big) == (1000, 4096, 2048)
     assert nb.ops.shape.Reshape((1000, -1)).infer(big) == (1000, 3 * 4096 * 2048)
+
+
+def test_an_op_without_a_backward_cannot_be_made():
+    from nnbook.ops.base import Op
+
+    class Half(Op):  # a shape rule and a forward, but no backward
+        def infer(self, x):
+            return x.shape
+
+        def forward(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="abstract method backward"):
+        Half()

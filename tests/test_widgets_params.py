@@ -312,3 +312,12 @@ def test_backward_stepper_opens_at_a_chosen_step():
     x = nb.tensor([1.0, 2.0], requires_grad=True)
     stepper = BackwardStepper((x * x).sum().tanh(), step=1)
     assert stepper.current == 1 and "step 1 of 3" in stepper.describe()
+
+
+def test_a_widget_without_draw_or_describe_is_refused_when_defined():
+    from nnbook.widgets._base import NnbookWidget
+
+    with pytest.raises(TypeError, match=r"Half must define describe: draw\(fig\) draws"):
+        class Half(NnbookWidget):
+            def draw(self, fig):
+                pass

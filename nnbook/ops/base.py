@@ -22,6 +22,8 @@ gradient is needed); the engine sums broadcast dimensions away.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from ..errors import DimError, DTypeError, ShapeError, current_layer, fmt_shape, message
@@ -44,14 +46,19 @@ class Spec:
         return f"Spec{fmt_shape(self.shape)}"
 
 
-class Op:
-    """Base class of all ops; see the module docstring."""
+class Op(ABC):
+    """Base class of all ops; see the module docstring.
+
+    ``infer``, ``forward`` and ``backward`` are abstract: a class that lacks one
+    cannot be instantiated (Python's TypeError names the missing method).
+    """
 
     __slots__ = ("inputs", "needs_input_grad", "__dict__")
     name = "op"
 
+    @abstractmethod
     def infer(self, *inputs):
-        raise NotImplementedError(f"{type(self).__name__} has no shape rule")
+        """The shape rule: input specs -> output shape (raises through :meth:`fail`)."""
 
     def out_dtype(self, *inputs):
         """dtype of the result (for shape-only passes): the widest float input's."""
@@ -60,11 +67,13 @@ class Op:
             return max(floats, key=lambda d: d.itemsize)
         return inputs[0].dtype if inputs else np.dtype(np.float32)
 
+    @abstractmethod
     def forward(self, *arrays):
-        raise NotImplementedError(f"{type(self).__name__} has no forward")
+        """Arrays in, array out; saves on ``self`` what backward needs."""
 
+    @abstractmethod
     def backward(self, grad_out):
-        raise NotImplementedError(f"{type(self).__name__} has no backward")
+        """One gradient per input (None where none is needed)."""
 
     def fail(self, what, values=None, hint=None, cls=ShapeError):
         """Raise ``cls`` with the four-part message, naming this op and the layer."""

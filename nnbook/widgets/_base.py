@@ -26,9 +26,22 @@ def figure_png(fig: Figure) -> bytes:
 
 
 class NnbookWidget(widgets.VBox):
-    """Base class: controls above, the drawn view below."""
+    """Base class: controls above, the drawn view below.
+
+    A subclass defines ``draw(fig)`` and ``describe()``; one that lacks either is
+    refused when the class is defined (ipywidgets' metaclass does not mix with abc's).
+    """
 
     figsize = (8.0, 4.0)
+    REQUIRED = ("draw", "describe")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        missing = [name for name in cls.REQUIRED if not callable(getattr(cls, name, None))]
+        if missing:
+            raise TypeError(f"{cls.__name__} must define {' and '.join(missing)}: "
+                            f"draw(fig) draws the current view into a clean Figure, "
+                            f"describe() returns its short text.")
 
     def _setup(self, controls: list, extra=()) -> None:
         self.figure = Figure(figsize=self.figsize)
@@ -39,13 +52,7 @@ class NnbookWidget(widgets.VBox):
         self._png = b""
         self.redraw()
 
-    # -- to implement -----------------------------------------------------------
-    def draw(self, fig: Figure) -> None:
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        raise NotImplementedError
-
+    # -- may be replaced ---------------------------------------------------------
     def caption_html(self) -> str:
         return ""
 
