@@ -35,7 +35,7 @@ def _copy_weights(nb_model, torch_model):
     """Give the torch model nnbook's parameters (state_dict keys match PyTorch's)."""
     import torch
 
-    state = {k: torch.tensor(np.array(v.data)) for k, v in nb_model.state_dict().items()}
+    state = {k: torch.tensor(np.array(v.detach().numpy())) for k, v in nb_model.state_dict().items()}
     torch_model.load_state_dict(state)
 
 

@@ -8,18 +8,28 @@
 ``import nnbook`` loads numpy and the core (tensors, ops, autograd); ``nb.nn``,
 ``nb.optim``, ``nb.inspect`` and the functions built on them load on first use,
 and the widgets (``nnbook.widgets``) need the ``widgets`` extra.
+ARCHITECTURE.md describes how the package is built, floor by floor.
 """
 import importlib
 
 from . import autograd, errors
-from .autograd import detect_anomaly
-from .errors import (AnomalyError, BackwardError, CheckpointError, ContractError, DimError,
-                     DTypeError, GradcheckError, InputError, NnbookError, ShapeError,
-                     SignatureError, TeachingWarning)
+from .context import (enable_grad, inference_mode, is_grad_enabled, no_grad,
+                      reference_ops, set_grad_enabled)
+from .creation import (arange, as_tensor, bernoulli, cat, concat, concatenate, empty,
+                       empty_like, eye, from_numpy, full, full_like, linspace, logspace,
+                       multinomial, normal, ones, ones_like, rand, rand_like, randint, randn,
+                       randn_like, randperm, stack, tensor, zeros, zeros_like)
+from .device import device
+from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
+                     float, float16, float32, float64, get_default_dtype, half, int, int8,
+                     int16, int32, int64, long, set_default_dtype, short, uint8)
+from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
+                     ContractError, DimError, DTypeError, GradcheckError, InputError,
+                     NnbookError, ShapeError, SignatureError, TeachingWarning)
 from .ops.threads import get_num_threads, set_num_threads
-from .tensor import (Tensor, arange, bool_, cat, enable_grad, float32, float64, full,
-                     generator, int32, int64, is_grad_enabled, manual_seed, no_grad, ones,
-                     ones_like, rand, randint, randn, stack, tensor, zeros, zeros_like)
+from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                     seed, set_rng_state)
+from .tensor import Tensor
 
 __version__ = "0.1.0"
 
@@ -32,11 +42,11 @@ def _method(name):
     return fn
 
 
-exp, log, sqrt, tanh, sigmoid, relu = map(_method, ("exp", "log", "sqrt", "tanh", "sigmoid",
-                                                    "relu"))
-sum, mean, max, argmax = map(_method, ("sum", "mean", "max", "argmax"))
-reshape, flatten, permute, transpose, matmul = map(
-    _method, ("reshape", "flatten", "permute", "transpose", "matmul"))
+exp, log, sqrt, tanh, sigmoid, relu, abs, clamp, clip = map(
+    _method, ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "clamp", "clip"))
+sum, mean, max, argmax, all, any = map(_method, ("sum", "mean", "max", "argmax", "all", "any"))
+reshape, flatten, permute, transpose, matmul, squeeze, unsqueeze = map(
+    _method, ("reshape", "flatten", "permute", "transpose", "matmul", "squeeze", "unsqueeze"))
 
 # Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
 _LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets")
@@ -44,6 +54,7 @@ _LAZY_NAMES = {
     "gradcheck": ("autograd.gradcheck", "gradcheck"),
     "gradcheck_report": ("autograd.gradcheck", "gradcheck_report"),
     "GradcheckReport": ("autograd.gradcheck", "GradcheckReport"),
+    "detect_anomaly": ("autograd.anomaly", "detect_anomaly"),
     "save": ("serialization", "save"),
     "load": ("serialization", "load"),
     "infer_shapes": ("inspect", "infer_shapes"),

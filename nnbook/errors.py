@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from .context import current_layer, layer_name  # noqa: F401  (re-exported)
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -33,6 +35,10 @@ class InputError(NnbookError, ValueError):
 
 class DimError(ShapeError, IndexError):
     """An axis (``dim``) or index out of range."""
+
+
+class ArgumentError(NnbookError, TypeError):
+    """An argument of a type the function cannot take (a string where a number goes)."""
 
 
 class DTypeError(NnbookError, TypeError):
@@ -71,20 +77,6 @@ class TeachingWarning(UserWarning):
 # Where did it happen?  The module-call stack and the user's source line.
 # --------------------------------------------------------------------------
 
-# Paths and classes of the modules whose forward is running, outermost first.
-# ``nnbook.nn`` pushes onto it; lower layers only read it, so an op can name
-# the layer it runs in without knowing what a Module is.
-module_stack: list[tuple[str, str]] = []
-
-
-def current_layer() -> str | None:
-    """'features.2 (Conv2d)' for the innermost running module, or None."""
-    if not module_stack:
-        return None
-    path, cls = module_stack[-1]
-    return f"{path} ({cls})" if path else cls
-
-
 _IPYKERNEL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
 
 
@@ -105,8 +97,11 @@ def _notebook_cell(filename: str) -> str:
     return "a notebook cell"
 
 
+_LIBRARY_PREFIXES = (_PACKAGE_DIR, "<frozen")
+
+
 def _is_library_frame(filename: str) -> bool:
-    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen")
+    return filename.startswith(_LIBRARY_PREFIXES)
 
 
 def user_frame(skip: int = 1):
@@ -115,6 +110,15 @@ def user_frame(skip: int = 1):
     while frame is not None and _is_library_frame(frame.f_code.co_filename):
         frame = frame.f_back
     return frame
+
+
+def user_site(skip: int = 1):
+    """(file name, line number) of the user's code that called us, or None: cheap enough
+    to keep for every op, turned into text only when a message needs it."""
+    frame = sys._getframe(skip + 1)
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_PREFIXES):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
 def user_line(skip: int = 1) -> str | None:

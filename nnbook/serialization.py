@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from .errors import CheckpointError, fmt_shape, message
-from .tensor import Tensor
+from .tensor import Tensor, _wrap
 
 SEP = "/"  # joins the keys of nested dicts; reserved, so no key may contain it
 
@@ -68,7 +68,7 @@ def _flatten(obj: dict, prefix: str, out: dict) -> None:
 
 def _to_array(key: str, value) -> np.ndarray:
     if isinstance(value, Tensor):
-        array = value.data
+        array = value._array
     elif isinstance(value, np.ndarray):
         array = value
     elif isinstance(value, (numbers.Number, np.generic, bool)) or (
@@ -149,7 +149,7 @@ def load(f) -> dict:
                     "pickle; nb.load refuses it.", where=where,
                     hint="object arrays can run code when loaded. Save only numeric arrays "
                     "(nb.save does).")) from None
-            flat[key] = Tensor(array)
+            flat[key] = _wrap(array)
     return _unflatten(flat)
 
 

@@ -1,162 +1,114 @@
-"""Tensor: a numpy array that remembers the op that made it, so gradients can flow back."""
+"""Tensor: a numpy array that remembers the op that made it, so gradients can flow back.
+
+A tensor holds a numpy array, ``grad_fn`` (the op that made it, None for a leaf),
+``requires_grad``, ``grad`` and a version counter.  Every computation goes
+through :func:`apply`, which checks the inputs with the op's shape rule, runs the
+op's forward and, when gradients are wanted, links the result into the graph
+that ``backward()`` walks (see ``autograd/engine.py``).
+
+In-place changes (``x.add_(y)``, ``x += y``, ``x[0] = v``, ``x.data.zero_()``)
+all go through one method, :meth:`Tensor._write`, which adds one to the version
+counter, so a backward can never read a value that changed after it was saved.
+"""
 from __future__ import annotations
 
-import contextlib
-import math
+import builtins
+import weakref
 from collections import namedtuple
 
 import numpy as np
 
+from . import context, dtypes
+from .arrays import array_from, legacy_array
 from .autograd import engine
-from .errors import BackwardError, DTypeError, InputError, ShapeError, fmt_shape, message
+from .errors import (ArgumentError, BackwardError, DTypeError, InputError, ShapeError, fmt_shape,
+                     message, user_site)
 from .ops import elementwise as ew
-from .ops import linalg, reduce, shape as shape_ops
-from .ops.shape import transpose_dims
-
-float32, float64 = np.dtype(np.float32), np.dtype(np.float64)
-int32, int64, bool_ = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
-DEFAULT_FLOAT = float32
-
-# ---------------------------------------------------------------------------
-# Gradient mode
-# ---------------------------------------------------------------------------
-_grad_enabled = True
-
-
-def is_grad_enabled() -> bool:
-    return _grad_enabled
-
-
-class no_grad(contextlib.ContextDecorator):
-    """Inside ``with nb.no_grad():`` ops record no graph (for evaluation and updates)."""
-
-    def __enter__(self):
-        global _grad_enabled
-        self.prev, _grad_enabled = _grad_enabled, False
-
-    def __exit__(self, *exc):
-        global _grad_enabled
-        _grad_enabled = self.prev
-        return False
-
-
-class enable_grad(no_grad):
-    def __enter__(self):
-        global _grad_enabled
-        self.prev, _grad_enabled = _grad_enabled, True
-
+from .ops import indexing, linalg, reduce
+from .ops import shape as shape_ops
+from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
 # Running an op
 # ---------------------------------------------------------------------------
+_NO_GRAD = [(False,) * n for n in range(8)]
+
 
 def apply(op, *inputs: "Tensor") -> "Tensor":
     """Check shapes with ``op.infer``, run ``op.forward`` and link the result into the graph."""
-    if _observers:
-        return _apply_observed(op, inputs)
+    if context.observers:
+        return _apply_watched(op, inputs)
     op.infer(*inputs)
-    out = Tensor.__new__(Tensor)
-    out.grad, out.requires_grad, out._op = None, False, None
-    if _grad_enabled:
-        needs = tuple([t.requires_grad for t in inputs])
-        if True in needs:
-            op.inputs, op.needs_input_grad = inputs, needs
-            data = op.forward(*[t.data for t in inputs])
-            if type(data) is not np.ndarray:  # numpy gives scalars for 0-d results
-                data = np.asarray(data)
-            out.data = data
-            if data.dtype.kind == "f":
-                out.requires_grad, out._op = True, op
-            return out
-    data = op.forward(*[t.data for t in inputs])
-    out.data = data if type(data) is np.ndarray else np.asarray(data)
+    record = context.grad_enabled and True in [t.requires_grad for t in inputs]
+    if record:
+        op.needs_input_grad = tuple([t.requires_grad for t in inputs])
+    else:
+        n = len(inputs)
+        op.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
+    data = op.forward(*[t._array for t in inputs])
+    out = _wrap(data if type(data) is np.ndarray else np.asarray(data))
+    if op.is_view:  # a view shares its input's memory, so it shares its version counter
+        out._counter, out._view = inputs[0]._counter, (inputs[0], op)
+    if record and out._array.dtype.kind == "f":
+        _link(op, inputs, out)
     return out
 
 
-# ---------------------------------------------------------------------------
-# Watching ops run: shape-only passes, recording, anomaly detection
-# ---------------------------------------------------------------------------
-# Each observer is a dict with any of: "meta" (run shape rules only, allocate
-# nothing), "sites" (remember the user's source line of every op), "anomaly"
-# (stop at the first NaN/inf) and "hook" (called as hook(op, inputs, out)).
-# While the list is empty apply() pays for one truth test.
-_observers: list[dict] = []
+def _link(op, inputs, out) -> None:
+    """Make ``out`` the output of node ``op`` (the protocol autograd/engine.py reads)."""
+    op.inputs = inputs
+    op.parents = tuple([t.grad_fn for t in inputs])
+    op.versions = tuple([t._counter[0] for t in inputs])
+    op.layer = context.module_stack[-1] if context.module_stack else None
+    op.site = user_site(2)
+    if op.keeps_output:
+        op.output_counter, op.output_version = out._counter, out._counter[0]
+    out._requires_grad, out.grad_fn = True, op
 
 
-@contextlib.contextmanager
-def observe(**observer):
-    """Install an observer for the duration of a ``with`` block (used by nnbook.inspect)."""
-    _observers.append(observer)
-    try:
-        yield observer
-    finally:
-        _observers.remove(observer)
-
-
-def meta_tensor(shape, dtype=DEFAULT_FLOAT) -> "Tensor":
-    """A tensor with a shape and a dtype but no memory: every element is one shared zero."""
-    t = Tensor.__new__(Tensor)
-    t.data = np.broadcast_to(np.zeros((), dtype=dtype), tuple(shape))
-    t.grad, t.requires_grad, t._op = None, False, None
-    return t
-
-
-def is_meta() -> bool:
-    return any(o.get("meta") for o in _observers)
-
-
-def _apply_observed(op, inputs):
-    from .errors import module_stack, user_line
-
-    op.layer = module_stack[-1] if module_stack else None
-    if any(o.get("sites") or o.get("anomaly") for o in _observers):
-        op.site = user_line()
-    if is_meta():
+def _apply_watched(op, inputs):
+    """apply() while observers watch: a shape-only pass, or a real one they are told about."""
+    if context.shape_only():
         out = meta_tensor(op.infer(*inputs), op.out_dtype(*inputs))
     else:
-        saved, _observers[:] = _observers[:], []
+        watching, context.observers[:] = context.observers[:], []
         try:
             out = apply(op, *inputs)
         finally:
-            _observers[:] = saved
-        if any(o.get("anomaly") for o in _observers):
-            engine.check_finite(op, out.data, "forward")
-    for o in list(_observers):
-        hook = o.get("hook")
-        if hook is not None:
-            hook(op, inputs, out)
+            context.observers[:] = watching
+    for observer in list(context.observers):
+        observer.op_ran(op, inputs, out)
     return out
 
 
-def _lift(value, like: "Tensor") -> "Tensor":
-    """Turn a Python number or array in an expression into a constant tensor."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-        # A Python number adapts to the tensor (float32 stays float32), as in PyTorch.
-        if like.dtype.kind == "f" or not isinstance(value, float):
-            dtype = like.dtype
-        else:
-            dtype = DEFAULT_FLOAT
-        return Tensor(np.asarray(value, dtype=dtype))
-    return tensor(value)
+def meta_tensor(shape, dtype=None) -> "Tensor":
+    """A tensor with a shape and a dtype but no memory: every element is one shared zero."""
+    dtype = dtypes.default_float() if dtype is None else np.dtype(dtype)
+    return _wrap(np.broadcast_to(np.zeros((), dtype=dtype), tuple(shape)))
 
 
-def _binary(op, t: "Tensor", other, reverse=False) -> "Tensor":
-    """Run a binary op on a tensor and a tensor/number, promoting dtypes as PyTorch does."""
-    if not isinstance(other, Tensor):
-        other = _lift(other, t)
-    a, b = (other, t) if reverse else (t, other)
-    if a.data.dtype is not b.data.dtype and a.data.dtype != b.data.dtype:
-        # An integer operand takes the float operand's dtype (numpy would go to float64).
-        if a.data.dtype.kind != "f" and b.data.dtype.kind == "f":
-            a = Tensor(a.data.astype(b.data.dtype))
-        elif b.data.dtype.kind != "f" and a.data.dtype.kind == "f":
-            b = Tensor(b.data.astype(a.data.dtype))
-    return apply(op, a, b)
+def _wrap(array: np.ndarray, requires_grad=False) -> "Tensor":
+    """A new leaf Tensor around ``array`` (no copy): nnbook's own constructor."""
+    t = Tensor.__new__(Tensor)
+    t._array, t.grad, t.grad_fn = array, None, None
+    t._requires_grad, t._counter, t._view = requires_grad, [0], None
+    return t
 
 
 MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` takes the hook away."""
+
+    def __init__(self, remove):
+        self._remove = remove
+
+    def remove(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
 
 
 # ---------------------------------------------------------------------------
@@ -170,302 +122,500 @@ class Tensor:
     >>> (x * x).sum().backward()
     >>> x.grad
     tensor([2., 4., 6.])
+
+    ``nb.Tensor(...)`` itself is PyTorch's legacy constructor: ``nb.Tensor([1, 2])``
+    copies data into a float tensor and ``nb.Tensor(2, 3)`` makes a (2, 3) one
+    (of zeros).  Prefer ``nb.tensor(data)``.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "_op", "__weakref__", "__dict__")
-    __array_ufunc__ = None  # ndarray + Tensor calls Tensor.__radd__, giving a Tensor
+    __slots__ = ("_array", "grad", "grad_fn", "_requires_grad", "_counter", "_view",
+                 "__weakref__", "__dict__")
+    __array_priority__ = 1000  # ndarray + Tensor calls Tensor.__radd__, giving a Tensor
 
-    def __init__(self, data, requires_grad: bool = False):
-        self.data = data if isinstance(data, np.ndarray) else np.asarray(data)
-        self.grad = None
-        self._op = None
-        self.requires_grad = False
-        if requires_grad:
-            self.requires_grad_(True)
+    def __init__(self, *args, **kwargs):
+        array = legacy_array(type(self).__name__, args, kwargs)
+        self._array, self.grad, self.grad_fn = array, None, None
+        self._requires_grad, self._counter, self._view = False, [0], None
 
-    # -- basic attributes --------------------------------------------------
+    # -- what a tensor is ----------------------------------------------------
     @property
     def shape(self) -> tuple:
-        return self.data.shape
+        return self._array.shape
 
     @property
-    def dtype(self):
-        return self.data.dtype
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.of_numpy(self._array.dtype)
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._array.ndim
+
+    ndimension = dim
 
     def size(self, dim=None):
-        return self.data.shape if dim is None else self.data.shape[dim]
+        if dim is None:
+            return self._array.shape
+        return self._array.shape[self._dim(dim, "size")]
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self._array.size)
+
+    nelement = numel
+
+    @property
+    def device(self):
+        from .device import CPU  # nnbook computes on the CPU only
+
+        return CPU
 
     @property
     def is_leaf(self) -> bool:
-        return self._op is None
+        return self.grad_fn is None
 
     @property
-    def grad_fn(self):
-        """The op that made this tensor (None for leaves)."""
-        return self._op
+    def _version(self) -> int:
+        """How many in-place changes this tensor's memory has seen (shared with views)."""
+        return self._counter[0]
+
+    def is_floating_point(self) -> bool:
+        return self._array.dtype.kind == "f"
+
+    def _dim(self, dim, what="dim") -> int:
+        return shape_ops.checked_dim(dim, self.ndim, where=f"Tensor.{what}")
+
+    # -- requires_grad, data, detach ------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self._array.dtype.kind != "f":
             raise DTypeError(message(
                 f"only floating point tensors can require gradients; this one is "
-                f"{self.data.dtype}.",
-                values=f"shape {fmt_shape(self.shape)}",
+                f"{self.dtype.name}.", where="requires_grad",
+                values=f"tensor of shape {fmt_shape(self.shape)}, dtype {self.dtype.name}",
                 hint="make it floating point first: nb.tensor(data, dtype=nb.float32) or "
-                "x.float(). Integers have no small steps to differentiate along.",
-            ))
-        if not requires_grad and self._op is not None:
+                "x.float(). Integers have no small steps to differentiate along."))
+        if not requires_grad and self.grad_fn is not None:
             raise BackwardError(message(
-                "requires_grad can only be switched off on a leaf tensor.",
-                hint="use x.detach() to get a tensor outside the graph.",
-            ))
-        self.requires_grad = bool(requires_grad)
+                "requires_grad can only be switched off on a leaf tensor; this one was "
+                f"made by {self.grad_fn.name}.", where="requires_grad",
+                values=f"tensor of shape {fmt_shape(self.shape)}",
+                hint="use x.detach() to get a tensor outside the graph."))
+        self._requires_grad = builtins.bool(requires_grad)
         return self
 
-    # -- conversion ----------------------------------------------------------
-    def numpy(self) -> np.ndarray:
-        return self.data
+    @property
+    def data(self) -> "Tensor":
+        """The same memory, outside the graph (as in PyTorch); ``.numpy()`` is the array.
 
-    def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+        Changes made through it add to this tensor's version counter too, so a
+        backward that needs the old values stops with an error instead of a wrong
+        gradient.
+        """
+        t = _wrap(self._array)
+        t._counter = self._counter
+        return t
 
-    def item(self):
-        if self.data.size != 1:
-            raise InputError(message(
-                f"item() needs a tensor with one element, this one has shape "
-                f"{fmt_shape(self.shape)}.",
-                hint="reduce it first (x.sum(), x.mean()) or index one element."))
-        return self.data.item()
-
-    def tolist(self):
-        return self.data.tolist()
+    @data.setter
+    def data(self, value) -> None:
+        self._array = value._array if isinstance(value, Tensor) else np.asarray(value)
 
     def detach(self) -> "Tensor":
-        return Tensor(self.data)
+        """The same memory, cut from the graph (``requires_grad=False``)."""
+        return self.data
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
 
     def clone(self) -> "Tensor":
-        return self * 1 if self.requires_grad else Tensor(self.data.copy())
+        """A copy with its own memory; gradients flow back through it."""
+        return apply(ew.Clone(), self)
 
-    def to(self, dtype) -> "Tensor":
-        dtype = np.dtype(dtype)
-        if dtype == self.dtype:
-            return self
-        if self.requires_grad and dtype.kind == "f":
-            return apply(_Cast(dtype), self)
-        return Tensor(self.data.astype(dtype))
+    def contiguous(self, memory_format=None) -> "Tensor":
+        return self if self._array.flags.c_contiguous else self.clone()
 
-    def float(self) -> "Tensor":
-        return self.to(float32)
+    def is_contiguous(self, memory_format=None) -> bool:
+        return builtins.bool(self._array.flags.c_contiguous)
 
-    def double(self) -> "Tensor":
-        return self.to(float64)
-
-    def long(self) -> "Tensor":
-        return self.to(int64)
-
-    # -- autograd -------------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None) -> None:
-        """Accumulate d(self)/d(leaf) into ``leaf.grad`` for every leaf that requires it."""
-        if not self.requires_grad:
-            raise BackwardError(message(
-                "backward() was called on a tensor that does not require grad and "
-                "has no graph behind it.",
-                values=f"tensor of shape {fmt_shape(self.shape)}",
-                hint="create the inputs you want gradients for with requires_grad=True, "
-                "and don't compute the loss inside nb.no_grad().",
-            ))
-        if gradient is None:
-            if self.data.size != 1:
-                raise BackwardError(message(
-                    f"backward() without a gradient argument needs a tensor with one "
-                    f"element (like a loss); this one has shape {fmt_shape(self.shape)}.",
-                    hint="reduce it to a scalar first (y.sum().backward(), y.mean()...), "
-                    "or pass the gradient of what comes after: "
-                    "y.backward(nb.ones(y.shape)).",
-                ))
-            grad = np.ones(self.shape, dtype=self.dtype)
-        else:
-            grad = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient,
-                              dtype=self.dtype)
-            if grad.shape != self.shape:
-                raise BackwardError(message(
-                    f"the gradient passed to backward() has shape {fmt_shape(grad.shape)} "
-                    f"but the tensor has shape {fmt_shape(self.shape)}.",
-                    hint="the gradient argument must have the tensor's own shape.",
-                ))
-        if self._op is None:  # a leaf: d(self)/d(self) = 1
-            self.grad = Tensor(grad.copy()) if self.grad is None else Tensor(self.grad.data + grad)
-            return
-        engine.run_backward(self, grad)
-
-    # -- printing ---------------------------------------------------------------
-    def __repr__(self):
-        body = np.array2string(self.data, separator=", ", precision=4, prefix="tensor(")
-        extras = []
-        if self.dtype not in (float32, int64, bool_):
-            extras.append(f"dtype=nb.{self.dtype.name}")
-        if self._op is not None:
-            extras.append(f"grad_fn=<{self._op.name}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
-
-    def __len__(self):
-        if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
-
-    def __bool__(self):
-        if self.data.size != 1:
+    # -- conversion ---------------------------------------------------------------
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The numpy array behind this tensor (the same memory, not a copy)."""
+        if self._requires_grad and not force:
             raise InputError(message(
-                f"the truth value of a tensor with {self.data.size} elements is ambiguous.",
-                hint="use (x > 0).all() or (x > 0).any() for a single answer."))
-        return bool(self.data)
+                "can't call numpy() on a tensor that requires grad: changes to the array "
+                "would be invisible to autograd.", where="Tensor.numpy",
+                hint="use x.detach().numpy() (as in PyTorch), or x.numpy(force=True)."))
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._array if not copy else self._array.copy()
+        return self._array.astype(dtype, copy=builtins.bool(copy))
+
+    def item(self):
+        if self._array.size != 1:
+            raise InputError(message(
+                f"item() needs a tensor with one element, this one has shape "
+                f"{fmt_shape(self.shape)} ({self._array.size} elements).",
+                where="Tensor.item",
+                hint="reduce it first (x.sum(), x.mean()) or index one element: x[0]."))
+        return self._array.item()
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def __format__(self, spec):
+        if self._array.ndim == 0:
+            return format(self._array.item(), spec)
+        if spec:
+            raise ArgumentError(message(
+                f"format spec '{spec}' needs a tensor with one element, this one has shape "
+                f"{fmt_shape(self.shape)}.", where="format",
+                hint="format one element (f'{x[0]:.4f}') or a reduction (f'{x.mean():.4f}')."))
+        return repr(self)
 
     def __float__(self):
-        return float(self.item())
+        return builtins.float(self.item())
 
     def __int__(self):
-        return int(self.item())
+        return builtins.int(self.item())
+
+    def __bool__(self):
+        if self._array.size != 1:
+            raise InputError(message(
+                f"the truth value of a tensor with {self._array.size} elements is ambiguous.",
+                where="bool(tensor)",
+                hint="use (x > 0).all() or (x > 0).any() for a single answer."))
+        return builtins.bool(self._array)
 
     def __index__(self):
-        if self.dtype.kind not in "iu" or self.data.size != 1:
-            raise TypeError("only integer tensors of one element can be used as an index")
-        return int(self.data)
+        if self._array.dtype.kind not in "iu" or self._array.size != 1:
+            raise InputError(message(
+                f"only an integer tensor with one element can be used as an index, got "
+                f"{self.dtype.name} of shape {fmt_shape(self.shape)}.", where="index",
+                hint="use x.long() for a float that holds a whole number, or x.item()."))
+        return builtins.int(self._array)
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise InputError(message("len() of a 0-d tensor.", where="len",
+                                     hint="a 0-d tensor holds one number: use x.item()."))
+        return self._array.shape[0]
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise InputError(message("iteration over a 0-d tensor.", where="iter",
+                                     hint="a 0-d tensor holds one number: use x.item()."))
+        return (self[i] for i in range(self._array.shape[0]))
 
     __hash__ = object.__hash__
 
-    # -- arithmetic ---------------------------------------------------------------
+    def __repr__(self):
+        extras = []
+        if self._array.dtype not in (dtypes.default_float(), np.int64, np.bool_):
+            extras.append(f"dtype={self.dtype!r}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return tensor_repr(self._array, extras)
+
+    __str__ = __repr__
+
+    # -- autograd ---------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Add d(self)/d(leaf) to ``leaf.grad`` for every leaf that requires grad."""
+        backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=inputs)
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do)."""
+        if not self._requires_grad:
+            raise BackwardError(message(
+                "retain_grad() on a tensor that does not require grad.",
+                where="Tensor.retain_grad", hint="only tensors in the graph get gradients."))
+        if self.grad_fn is not None:
+            self.grad_fn.retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self.grad_fn is not None and self.grad_fn.retained is not None
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(grad)`` with this tensor's gradient during backward; a returned
+        tensor replaces the gradient."""
+        if not self._requires_grad:
+            raise BackwardError(message(
+                "register_hook on a tensor that does not require grad: it gets no gradient.",
+                where="Tensor.register_hook", hint="call it on a tensor in the graph."))
+
+        def on_array(grad):
+            result = hook(_wrap(grad))
+            return grad if result is None else np.asarray(result, dtype=grad.dtype)
+        if self.grad_fn is None:
+            hooks = self.__dict__.setdefault("_leaf_hooks", [])
+            hooks.append(on_array)
+            return RemovableHandle(lambda: hooks.remove(on_array))
+        node = self.grad_fn
+        node.hooks = tuple(node.hooks) + (on_array,)
+        return RemovableHandle(lambda: setattr(node, "hooks", tuple(
+            h for h in node.hooks if h is not on_array)))
+
+    # -- in-place changes: one path for all of them --------------------------------------
+    def _write(self, op, *others, name="in-place"):
+        """Compute ``op(self, *others)`` and store it in this tensor's own memory.
+
+        Recording (grad mode, and a tensor involved that requires grad): the result
+        is computed out of place from an alias of the old ``self``, copied in, and
+        ``self`` becomes the output of the new node.  Otherwise the value is simply
+        written.  Either way the version counter goes up by one.
+        """
+        others = [o if isinstance(o, Tensor) else _constant(o, self) for o in others]
+        recording = context.grad_enabled and (
+            self._requires_grad or True in [o._requires_grad for o in others])
+        if recording:
+            self._check_writable(name)
+            before = _wrap(self._array, self._requires_grad)
+            before.grad_fn, before._counter = self.grad_fn, self._counter
+            result = apply(op, before, *others)
+        else:
+            with context.no_grad():
+                result = apply(op, self, *others)
+        self._store(result, name)
+        if recording and result.grad_fn is not None:
+            self.grad_fn, self._requires_grad = result.grad_fn, True
+            _rebase_views(self, before.grad_fn)
+        return self
+
+    def _check_writable(self, name):
+        leaf = self
+        while leaf._view is not None:
+            leaf = leaf._view[0]
+        if leaf.grad_fn is None and leaf._requires_grad:
+            which = "a leaf tensor" if leaf is self else "a view of a leaf tensor"
+            raise BackwardError(message(
+                f"in-place {name} on {which} that requires grad: autograd cannot record a "
+                "change to a value it has to differentiate with respect to.",
+                where=name, values=f"tensor of shape {fmt_shape(leaf.shape)}, "
+                f"requires_grad=True",
+                hint="change parameters inside `with nb.no_grad():` (as an optimizer "
+                "does), or work on a copy: x = x.clone()."))
+
+    def _store(self, result, name):
+        value = result._array
+        if value.shape != self.shape:
+            raise ShapeError(message(
+                f"{name} would change the shape {fmt_shape(self.shape)} to "
+                f"{fmt_shape(value.shape)}; an in-place result must keep the tensor's shape.",
+                where=name, hint="the other operand must broadcast to this tensor's shape; "
+                "assign to a new name instead (y = x + z)."))
+        if value.dtype != self._array.dtype and not np.can_cast(value.dtype, self._array.dtype,
+                                                               casting="same_kind"):
+            raise DTypeError(message(
+                f"{name}: the result is {dtypes.of_numpy(value.dtype).name}, which cannot be "
+                f"stored in this {self.dtype.name} tensor.", where=name,
+                hint="convert first (x = x.float()), or use the out-of-place form (y = x + z)."))
+        if not self._array.flags.writeable:
+            raise InputError(message(
+                f"{name} on a tensor whose memory is read-only (a broadcast view, from "
+                "expand() or a shape-only pass).", where=name,
+                hint="make a copy first: x = x.clone()."))
+        np.copyto(self._array, value, casting="unsafe")
+        self._counter[0] += 1
+
+    def __setitem__(self, key, value):
+        key = _unwrap_key(key)
+        if isinstance(value, Tensor) and value._view is not None and value._view[0] is self \
+                and indexing.is_region(self._array, key, value._array):
+            return  # x[key] += v: the += already wrote through the view x[key]
+        self._write(indexing.IndexPut(key), value, name="x[...] = value")
+
+    def add_(self, other, alpha=1):
+        return self._write(ew.Add(), other * alpha if alpha != 1 else other, name="add_")
+
+    def sub_(self, other, alpha=1):
+        return self._write(ew.Sub(), other * alpha if alpha != 1 else other, name="sub_")
+
+    def mul_(self, other):
+        return self._write(ew.Mul(), other, name="mul_")
+
+    def div_(self, other):
+        return self._write(ew.Div(), other, name="div_")
+
+    def zero_(self):
+        return self._write(ew.Fill(0), name="zero_")
+
+    def fill_(self, value):
+        return self._write(ew.Fill(value), name="fill_")
+
+    def copy_(self, src, non_blocking=False):
+        return self._write(ew.CopyFrom(), src, name="copy_")
+
+    def clamp_(self, min=None, max=None):
+        return self._write(ew.Clamp(min, max), name="clamp_")
+
+    clip_ = clamp_
+
+    def __iadd__(self, other):
+        return self._write(ew.Add(), other, name="+=")
+
+    def __isub__(self, other):
+        return self._write(ew.Sub(), other, name="-=")
+
+    def __imul__(self, other):
+        return self._write(ew.Mul(), other, name="*=")
+
+    def __itruediv__(self, other):
+        return self._write(ew.Div(), other, name="/=")
+
+    # -- arithmetic ---------------------------------------------------------------------
     def __add__(self, other):
         return _binary(ew.Add(), self, other)
 
     def __radd__(self, other):
-        return _binary(ew.Add(), self, other, reverse=True)
+        return _binary(ew.Add(), other, self)
 
     def __sub__(self, other):
         return _binary(ew.Sub(), self, other)
 
     def __rsub__(self, other):
-        return _binary(ew.Sub(), self, other, reverse=True)
+        return _binary(ew.Sub(), other, self)
 
     def __mul__(self, other):
         return _binary(ew.Mul(), self, other)
 
     def __rmul__(self, other):
-        return _binary(ew.Mul(), self, other, reverse=True)
+        return _binary(ew.Mul(), other, self)
 
     def __truediv__(self, other):
         return _binary(ew.Div(), self, other)
 
     def __rtruediv__(self, other):
-        return _binary(ew.Div(), self, other, reverse=True)
+        return _binary(ew.Div(), other, self)
 
     def __pow__(self, other):
         return _binary(ew.Pow(), self, other)
 
     def __rpow__(self, other):
-        return _binary(ew.Pow(), self, other, reverse=True)
-
-    # In-place arithmetic changes .data and records nothing (PyTorch's w -= lr * w.grad).
-    def _inplace(self, other, ufunc, symbol):
-        if _grad_enabled and (self.requires_grad or self._op is not None):
-            raise BackwardError(message(
-                f"in-place {symbol} on a tensor that requires grad would be recorded in "
-                "the graph, and could make gradients wrong.",
-                values=f"tensor of shape {fmt_shape(self.shape)}, requires_grad=True",
-                hint=f"update parameters inside nb.no_grad():  with nb.no_grad(): "
-                f"w {symbol} lr * w.grad"))
-        other = other.data if isinstance(other, Tensor) else other
-        shape = np.broadcast_shapes(self.shape, np.shape(other))
-        if shape != self.shape:
-            raise ShapeError(message(
-                f"in-place {symbol} cannot change the shape {fmt_shape(self.shape)} "
-                f"to {fmt_shape(shape)}.",
-                hint="the right-hand side must broadcast to the left-hand tensor's shape."))
-        ufunc(self.data, other, out=self.data, casting="same_kind")
-        return self
-
-    def __iadd__(self, other):
-        return self._inplace(other, np.add, "+=")
-
-    def __isub__(self, other):
-        return self._inplace(other, np.subtract, "-=")
-
-    def __imul__(self, other):
-        return self._inplace(other, np.multiply, "*=")
-
-    def __itruediv__(self, other):
-        return self._inplace(other, np.true_divide, "/=")
-
-    def zero_(self):
-        with no_grad():
-            self.data[...] = 0
-        return self
+        return _binary(ew.Pow(), other, self)
 
     def __neg__(self):
         return apply(ew.Neg(), self)
 
     def __matmul__(self, other):
-        return apply(linalg.Matmul(), self, _lift(other, self))
+        return apply(linalg.Matmul(), self, _constant(other, self))
 
     def __rmatmul__(self, other):
-        return apply(linalg.Matmul(), _lift(other, self), self)
-
-    # Comparisons give boolean tensors with no gradient.
-    def _compare(self, other, fn):
-        other = other.data if isinstance(other, Tensor) else other
-        return Tensor(fn(self.data, other))
+        return apply(linalg.Matmul(), _constant(other, self), self)
 
     def __eq__(self, other):
-        return self._compare(other, np.equal)
+        return _binary(ew.Compare("eq"), self, other)
 
     def __ne__(self, other):
-        return self._compare(other, np.not_equal)
+        return _binary(ew.Compare("ne"), self, other)
 
     def __lt__(self, other):
-        return self._compare(other, np.less)
+        return _binary(ew.Compare("lt"), self, other)
 
     def __le__(self, other):
-        return self._compare(other, np.less_equal)
+        return _binary(ew.Compare("le"), self, other)
 
     def __gt__(self, other):
-        return self._compare(other, np.greater)
+        return _binary(ew.Compare("gt"), self, other)
 
     def __ge__(self, other):
-        return self._compare(other, np.greater_equal)
+        return _binary(ew.Compare("ge"), self, other)
 
     add, sub, mul, div, matmul, pow = __add__, __sub__, __mul__, __truediv__, __matmul__, __pow__
 
-    # -- elementwise functions ---------------------------------------------------
+    # -- dtype conversion --------------------------------------------------------------------
+    def to(self, *args, **kwargs) -> "Tensor":
+        """``to(dtype)``, ``to(device)``, ``to(other)`` or ``to(device, dtype)``: a converted
+        tensor (this one when nothing changes); only the CPU is a device here."""
+        dtype = kwargs.pop("dtype", None)
+        device_ = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("copy", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (dtypes.dtype, np.dtype, type)) and a is not str:
+                dtype = a
+            else:
+                device_ = a
+        from .device import check_device
+
+        check_device(device_, "Tensor.to")
+        if dtype is None:
+            return self
+        target = dtypes.numpy_dtype(dtype)
+        return self if target == self._array.dtype else _as(self, target)
+
+    def type(self, dtype=None):
+        """The dtype's name (PyTorch's 'torch.FloatTensor' style) or a converted tensor."""
+        if dtype is None:
+            return _TYPE_NAMES.get(self._array.dtype.name, self._array.dtype.name)
+        if isinstance(dtype, str) and dtype in _TYPE_BY_NAME:
+            dtype = _TYPE_BY_NAME[dtype]
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *args, **kwargs):
+        from .device import check_device
+
+        check_device("cuda", "Tensor.cuda")
+
+    # -- elementwise -----------------------------------------------------------------------------
     def exp(self):
-        return apply(ew.Exp(), self)
+        return apply(ew.Exp(), _floating(self))
 
     def log(self):
-        return apply(ew.Log(), self)
+        return apply(ew.Log(), _floating(self))
 
     def sqrt(self):
-        return apply(ew.Sqrt(), self)
+        return apply(ew.Sqrt(), _floating(self))
 
     def abs(self):
         return apply(ew.Abs(), self)
 
     def tanh(self):
-        return apply(ew.Tanh(), self)
+        return apply(ew.Tanh(), _floating(self))
 
     def sigmoid(self):
-        return apply(ew.Sigmoid(), self)
+        return apply(ew.Sigmoid(), _floating(self))
 
     def relu(self):
         return apply(ew.Relu(), self)
@@ -473,220 +623,282 @@ class Tensor:
     def clamp(self, min=None, max=None):
         return apply(ew.Clamp(min, max), self)
 
-    # -- reductions -------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False):
-        return apply(reduce.Sum(dim, keepdim), self)
+    clip = clamp
 
-    def mean(self, dim=None, keepdim=False):
-        return apply(reduce.Mean(dim, keepdim), self)
+    # -- reductions -----------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
+        x = self if dtype is None else self.to(dtype)
+        if dtype is None and x._array.dtype.kind == "b":
+            x = x.long()  # as PyTorch, the sum of booleans counts them
+        return apply(reduce.Sum(dim, keepdim), x)
 
-    def max(self, dim=None, keepdim=False):
-        """max() over everything, or (values, indices) along ``dim`` as in PyTorch."""
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
+        return apply(reduce.Mean(dim, keepdim), self if dtype is None else self.to(dtype))
+
+    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """max() of every element; ``max(dim)`` gives (values, indices); ``max(other)`` is
+        the element-wise maximum."""
+        if isinstance(dim, Tensor):
+            return _binary(ew.Maximum(), self, dim)
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
         op = reduce.Max(dim, keepdim)
         values = apply(op, self)
+        return values if dim is None else MaxResult(values, _wrap(op.indices()))
+
+    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
         if dim is None:
-            return values
-        return MaxResult(values, Tensor(op.indices()))
+            return _wrap(np.asarray(np.argmax(self._array), dtype=np.int64))
+        d = self._dim(dim, "argmax")
+        if self.ndim == 0:
+            return _wrap(np.zeros((), dtype=np.int64))
+        return _wrap(np.argmax(self._array, axis=d, keepdims=keepdim).astype(np.int64))
 
-    def argmax(self, dim=None, keepdim=False):
-        if dim is None:
-            return Tensor(np.asarray(np.argmax(self.data), dtype=np.int64))
-        return Tensor(np.argmax(self.data, axis=dim, keepdims=keepdim).astype(np.int64))
+    def all(self, dim=None, keepdim=False):
+        axis = None if dim is None else self._dim(dim, "all")
+        return _wrap(np.asarray(self._array.all(axis=axis, keepdims=keepdim)))
 
-    def all(self):
-        return Tensor(np.asarray(self.data.all()))
+    def any(self, dim=None, keepdim=False):
+        axis = None if dim is None else self._dim(dim, "any")
+        return _wrap(np.asarray(self._array.any(axis=axis, keepdims=keepdim)))
 
-    def any(self):
-        return Tensor(np.asarray(self.data.any()))
-
-    # -- shape ---------------------------------------------------------------------------
+    # -- shape ---------------------------------------------------------------------------------
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return apply(shape_ops.Reshape(shape), self)
 
     view = reshape
 
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    reshape_as = view_as
+
     def flatten(self, start_dim=0, end_dim=-1):
         if self.ndim == 0:
             return self.reshape(1)
-        op = shape_ops.Reshape(())
-        start = shape_ops.normalize_dim(op, start_dim, self.ndim, "start_dim")
-        end = shape_ops.normalize_dim(op, end_dim, self.ndim, "end_dim")
+        start = self._dim(start_dim, "flatten")
+        end = self._dim(end_dim, "flatten")
         if start > end:
-            raise InputError(message(f"flatten: start_dim ({start_dim}) comes after end_dim "
-                               f"({end_dim}).", hint="use start_dim <= end_dim."))
+            raise InputError(message(
+                f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}).",
+                where="Tensor.flatten", hint="use start_dim <= end_dim."))
         s = self.shape
-        return self.reshape(s[:start] + (math.prod(s[start:end + 1]),) + s[end + 1:])
+        size = 1
+        for n in s[start:end + 1]:
+            size *= n
+        return self.reshape(s[:start] + (size,) + s[end + 1:])
 
     def permute(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
         return apply(shape_ops.Permute(dims), self)
 
     def transpose(self, dim0, dim1):
-        op = shape_ops.Permute(())
-        return self.permute(transpose_dims(self.ndim, dim0, dim1, op))
+        dims = list(range(self.ndim))
+        a, b = self._dim(dim0, "transpose"), self._dim(dim1, "transpose")
+        if self.ndim:
+            dims[a], dims[b] = dims[b], dims[a]
+        return self.permute(dims)
+
+    swapaxes = transpose
+
+    def t(self):
+        if self.ndim > 2:
+            raise ShapeError(message(
+                f"t() transposes tensors of at most 2 dimensions, this one has {self.ndim}.",
+                where="Tensor.t", hint="use x.transpose(dim0, dim1) or x.mT."))
+        return self if self.ndim < 2 else self.transpose(0, 1)
 
     @property
     def T(self):
         return self.permute(tuple(reversed(range(self.ndim))))
 
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
     def unsqueeze(self, dim):
-        op = shape_ops.Reshape(())
-        d = shape_ops.normalize_dim(op, dim, self.ndim + 1)
+        d = shape_ops.checked_dim(dim, self.ndim + 1, "Tensor.unsqueeze")
         return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
 
     def squeeze(self, dim=None):
         if dim is None:
-            return self.reshape(tuple(s for s in self.shape if s != 1))
-        d = shape_ops.normalize_dim(shape_ops.Reshape(()), dim, self.ndim)
-        if self.ndim == 0 or self.shape[d] != 1:
-            return self
-        return self.reshape(self.shape[:d] + self.shape[d + 1:])
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        drop = {self._dim(d, "squeeze") for d in dims}
+        return self.reshape(tuple(n for i, n in enumerate(self.shape)
+                                  if not (i in drop and n == 1)))
 
     def expand(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return apply(shape_ops.Expand(shape), self)
 
-    def __getitem__(self, key):
-        return apply(shape_ops.Index(_unwrap_key(key)), self)
+    def expand_as(self, other):
+        return self.expand(other.shape)
 
-    def __setitem__(self, key, value):
-        if self.requires_grad and _grad_enabled:
-            raise BackwardError(message(
-                "in-place assignment into a tensor that requires grad would make its "
-                "gradient wrong.",
-                hint="build a new tensor instead, or assign inside nb.no_grad() "
-                "(e.g. when initialising parameters).",
-            ))
-        self.data[_unwrap_key(key)] = value.data if isinstance(value, Tensor) else value
+    # -- indexing ----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        return apply(indexing.Index(_unwrap_key(key)), self)
+
+
+_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+               "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
+               "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
+               "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+_TYPE_BY_NAME = {name: dtypes.as_dtype(dt) for dt, name in _TYPE_NAMES.items()}
+
+
+def _numpy_names(dim, keepdim, axis, keepdims):
+    """PyTorch also takes numpy's names: axis= for dim=, keepdims= for keepdim=."""
+    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+
+
+def _floating(t: Tensor) -> Tensor:
+    """Maths on integers or booleans (exp, log, ...) computes in the default float."""
+    return t if t._array.dtype.kind in "fc" else _as(t, dtypes.default_float())
 
 
 def _unwrap_key(key):
+    """Tensors in an index become their arrays (the ops never see Tensors)."""
     if isinstance(key, tuple):
-        return tuple(k.data if isinstance(k, Tensor) else k for k in key)
-    return key.data if isinstance(key, Tensor) else key
+        return tuple(k._array if isinstance(k, Tensor) else k for k in key)
+    return key._array if isinstance(key, Tensor) else key
 
 
-class _Cast(ew.Unary):
-    name = "to"
-
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-    def out_dtype(self, x):
-        return self.dtype
-
-    def forward(self, x):
-        return x.astype(self.dtype)
-
-    def backward(self, grad_out):  # a cast changes precision only: the gradient passes
-        return (grad_out,)
+def _rebase_views(view, old_node) -> None:
+    """``view`` was changed in place while recording, and so was every tensor it views
+    (the same memory).  Each of those gets a node that says how (PyTorch's CopySlices):
+    its old value with the view's part replaced by the view's new value."""
+    node = old_node
+    while node is not None and node.is_view and not node.released:
+        node.versions = tuple(t._counter[0] for t in node.inputs)  # this change is accounted
+        node = node.parents[0]
+    while view._view is not None:
+        base, view_op = view._view
+        before = _wrap(base._array, base._requires_grad)
+        before.grad_fn, before._counter = base.grad_fn, base._counter
+        node = indexing.WriteThroughView(view_op)
+        node.needs_input_grad = (before._requires_grad, True)
+        _link(node, (before, view), base)
+        view = base
 
 
 # ---------------------------------------------------------------------------
-# Creating tensors
+# Operands and dtype promotion
 # ---------------------------------------------------------------------------
 
-def _resolve_dtype(dtype):
-    return None if dtype is None else np.dtype(dtype)
+def _constant(value, like: Tensor) -> Tensor:
+    """A Python number, list or array in an expression, as a constant tensor."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
+        return _wrap(np.asarray(value, dtype=dtypes.result_type(like, value)))
+    return _wrap(array_from(value, None, "an operand", copy=False))
 
 
-def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
-    """A new leaf tensor holding a copy of ``data``.
-
-    numpy arrays keep their dtype (as ``torch.tensor`` does); Python floats
-    become float32 and Python ints int64.
-    """
-    dtype = _resolve_dtype(dtype)
-    if isinstance(data, Tensor):
-        data = data.data
-    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
-        arr = np.array(data, dtype=dtype)
-    else:
-        arr = np.array(data, dtype=dtype)
-        if dtype is None:
-            if arr.dtype.kind == "f":
-                arr = arr.astype(DEFAULT_FLOAT)
-            elif arr.dtype.kind in "iu":
-                arr = arr.astype(np.int64)
-            elif arr.dtype.kind not in "b":
-                raise DTypeError(message(
-                    f"cannot make a tensor from data of type {type(data).__name__} "
-                    f"(numpy sees dtype {arr.dtype}).",
-                    hint="pass numbers, nested lists of numbers, or a numeric numpy array; "
-                    "ragged lists need equal lengths.",
-                ))
-    return Tensor(arr, requires_grad=requires_grad)
+def _as(x, np_dtype) -> Tensor:
+    """A Tensor or Python number as a tensor of ``np_dtype`` (differentiable for floats)."""
+    if not isinstance(x, Tensor):
+        return _wrap(np.asarray(x, dtype=np_dtype))
+    if x._array.dtype == np_dtype:
+        return x
+    if x._requires_grad and np_dtype.kind == "f":
+        return apply(ew.Cast(np_dtype), x)
+    return _wrap(x._array.astype(np_dtype))
 
 
-def _shape_args(shape):
-    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+def _binary(op, a, b) -> Tensor:
+    """Run a binary op on tensors and/or Python numbers, promoting dtypes as PyTorch does."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._array.dtype is b._array.dtype \
+            and (a._array.dtype.kind == "f" or not op.ints_to_float):
+        return apply(op, a, b)
+    if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
+        a = _constant(a, b)
+    if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):
+        b = _constant(b, a)
+    dtype = dtypes.result_type(a, b)
+    if op.ints_to_float and dtype.kind != "f":
+        dtype = dtypes.default_float()
+    return apply(op, _as(a, dtype), _as(b, dtype))
 
 
-def zeros(*shape, dtype=None, requires_grad=False) -> Tensor:
-    return Tensor(np.zeros(_shape_args(shape), dtype=dtype or DEFAULT_FLOAT), requires_grad)
+# ---------------------------------------------------------------------------
+# backward: from Tensor.backward, nb.autograd.backward and nb.autograd.grad
+# ---------------------------------------------------------------------------
 
-
-def ones(*shape, dtype=None, requires_grad=False) -> Tensor:
-    return Tensor(np.ones(_shape_args(shape), dtype=dtype or DEFAULT_FLOAT), requires_grad)
-
-
-def full(shape, fill_value, dtype=None, requires_grad=False) -> Tensor:
-    return Tensor(np.full(tuple(shape), fill_value, dtype=dtype or DEFAULT_FLOAT), requires_grad)
-
-
-def zeros_like(t: Tensor, dtype=None) -> Tensor:
-    return Tensor(np.zeros(t.shape, dtype=dtype or t.dtype))
-
-
-def ones_like(t: Tensor, dtype=None) -> Tensor:
-    return Tensor(np.ones(t.shape, dtype=dtype or t.dtype))
-
-
-def arange(*args, dtype=None) -> Tensor:
-    arr = np.arange(*args)
-    if dtype is not None:
-        arr = arr.astype(dtype)
-    elif arr.dtype.kind == "f":
-        arr = arr.astype(DEFAULT_FLOAT)
-    else:
-        arr = arr.astype(np.int64)
-    return Tensor(arr)
-
-
-# -- random numbers: one generator, seeded by manual_seed -----------------------
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed every random number nnbook draws (initialisation, dropout, randn...)."""
-    global _rng
-    _rng = np.random.default_rng(seed)
-
-
-def generator() -> np.random.Generator:
-    return _rng
-
-
-def randn(*shape, dtype=None, requires_grad=False) -> Tensor:
-    arr = _rng.standard_normal(_shape_args(shape)).astype(dtype or DEFAULT_FLOAT)
-    return Tensor(arr, requires_grad)
-
-
-def rand(*shape, dtype=None, requires_grad=False) -> Tensor:
-    arr = _rng.random(_shape_args(shape)).astype(dtype or DEFAULT_FLOAT)
-    return Tensor(arr, requires_grad)
-
-
-def randint(low, high, size, dtype=None) -> Tensor:
-    return Tensor(_rng.integers(low, high, size=tuple(size)).astype(dtype or np.int64))
-
-
-# -- functions over several tensors ---------------------------------------------------
-def cat(tensors, dim=0) -> Tensor:
-    return apply(shape_ops.Cat(dim), *tensors)
-
-
-def stack(tensors, dim=0) -> Tensor:
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``."""
     tensors = list(tensors)
-    return cat([t.unsqueeze(dim) for t in tensors], dim)
+    grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    found = gradients(tensors, grad_tensors, retain_graph=retain_graph,
+                      create_graph=create_graph, capture=inputs)
+    wanted = None if inputs is None else {id(t) for t in inputs}
+    for key, (t, grad) in found.items():
+        if grad is None or (wanted is not None and key not in wanted):
+            continue
+        for hook in t.__dict__.get("_leaf_hooks", ()):
+            grad = hook(grad)
+        if t.grad is None:
+            t.grad = _wrap(np.array(grad))  # own it: one array may reach several leaves
+        else:
+            t.grad = _wrap(np.asarray(t.grad._array + grad))
+
+
+def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capture=None):
+    """{id: (tensor, gradient array)} for the leaves (and ``capture``) below ``tensors``."""
+    if create_graph:
+        raise BackwardError(message(
+            "create_graph=True asks for a graph of the backward itself (for second "
+            "derivatives); nnbook's backward rules compute with numpy and record no graph.",
+            where="backward", hint="compute second derivatives numerically, or with "
+            "PyTorch; nnbook stops at first derivatives."))
+    roots, found = [], {}
+    for t, g in zip(tensors, grad_tensors):
+        grad = _root_gradient(t, g)
+        if t.grad_fn is None:  # a leaf: d(t)/d(t) = 1
+            prev = found.get(id(t), (t, None))[1]
+            found[id(t)] = (t, grad if prev is None else prev + grad)
+        else:
+            roots.append((t.grad_fn, grad))
+    captured = [t for t in capture or () if t.grad_fn is not None]
+    saved = [(t.grad_fn, t.grad_fn.retained) for t in captured]
+    for t in captured:
+        t.grad_fn.retained = weakref.ref(t)
+    try:
+        if roots:
+            for key, value in engine.run_backward(roots, bool(retain_graph)).items():
+                if key in found and value[1] is not None and found[key][1] is not None:
+                    value = (value[0], value[1] + found[key][1])
+                found[key] = value
+    finally:
+        for node, retained in saved:
+            node.retained = retained
+    return found
+
+
+def _root_gradient(t, gradient) -> np.ndarray:
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        raise BackwardError(message(
+            "backward() was called on a tensor that does not require grad and has no graph "
+            "behind it.", where="backward",
+            values=f"tensor of shape {fmt_shape(getattr(t, 'shape', ()))}",
+            hint="create the inputs you want gradients for with requires_grad=True, and "
+            "don't compute the loss inside nb.no_grad()."))
+    if gradient is None:
+        if t._array.size != 1:
+            raise BackwardError(message(
+                f"backward() without a gradient argument needs a tensor with one element "
+                f"(like a loss); this one has shape {fmt_shape(t.shape)}.", where="backward",
+                hint="reduce it to a scalar first (y.sum().backward(), y.mean()...), or pass "
+                "the gradient of what comes after: y.backward(nb.ones_like(y))."))
+        return np.ones(t.shape, dtype=t._array.dtype)
+    grad = np.asarray(gradient._array if isinstance(gradient, Tensor) else gradient,
+                      dtype=t._array.dtype)
+    if grad.shape != t.shape:
+        raise BackwardError(message(
+            f"the gradient passed to backward() has shape {fmt_shape(grad.shape)} but the "
+            f"tensor has shape {fmt_shape(t.shape)}.", where="backward",
+            hint="the gradient argument must have the tensor's own shape."))
+    return grad

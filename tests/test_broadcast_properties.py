@@ -36,10 +36,10 @@ def test_broadcast_gradients_match_reference(shapes, op, seed):
     assert out.shape == shapes.result_shape
     g = rng.standard_normal(out.shape)
     out.backward(g)
-    want_a, want_b = local(*np.broadcast_arrays(a.data, b.data), g)
+    want_a, want_b = local(*np.broadcast_arrays(a.detach().numpy(), b.detach().numpy()), g)
     assert a.grad.shape == sa and b.grad.shape == sb
-    np.testing.assert_allclose(a.grad.data, _sum_to(want_a, sa), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(b.grad.data, _sum_to(want_b, sb), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), _sum_to(want_a, sa), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), _sum_to(want_b, sb), rtol=1e-10, atol=1e-12)
 
 
 @settings(max_examples=25, deadline=None)

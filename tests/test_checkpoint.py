@@ -16,7 +16,7 @@ def _model():
 
 
 def _snapshot(model):
-    return {k: v.data.copy() for k, v in model.state_dict().items()}
+    return {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
 
 
 def _assert_same(a: dict, b: dict):
@@ -90,7 +90,7 @@ def test_mismatched_load_reports_everything_and_changes_nothing():
     nb.manual_seed(1)
     model = _model()
     before = _snapshot(model)
-    sd = {k: v.data.copy() + 1 for k, v in _model().state_dict().items()}
+    sd = {k: v.detach().numpy().copy() + 1 for k, v in _model().state_dict().items()}
     sd["0.weigth"] = sd.pop("0.weight")             # a typo: missing and unexpected
     sd["4.weight"] = np.zeros((5, 3), np.float32)    # the wrong shape
     sd["extra.bias"] = np.zeros(2, np.float32)        # unexpected
@@ -108,7 +108,7 @@ def test_shape_mismatch_is_refused_even_when_not_strict():
     model = _model()
     before = _snapshot(model)
     sd = model.state_dict()
-    sd = {k: v.data + 1 for k, v in sd.items()}
+    sd = {k: v.detach().numpy() + 1 for k, v in sd.items()}
     sd["1.running_mean"] = np.zeros(3, np.float32)
     with pytest.raises(CheckpointError, match="shapes differ"):
         model.load_state_dict(sd, strict=False)
@@ -121,7 +121,7 @@ def test_not_strict_loads_what_matches_and_returns_the_rest():
     missing, unexpected = model.load_state_dict(sd, strict=False)
     assert unexpected == ["bogus"] and "0.bias" in missing and "0.weight" not in missing
     assert model[0].weight.dtype == np.float32  # cast to the parameter's dtype
-    assert np.all(model[0].weight.data == 0.5)
+    assert np.all(model[0].weight.detach().numpy() == 0.5)
 
 
 def test_loading_keeps_the_parameter_objects():

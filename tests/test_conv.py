@@ -96,7 +96,7 @@ def test_forward_matches_reference(geom, chans):
     x, weight, b = t64(2, c_in, h, w), t64(c_out, c_in // groups, kh, kw), t64(c_out)
     kw_args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     y = conv(x, weight, b, **kw_args)
-    np.testing.assert_allclose(y.data, conv_ref(x.data, weight.data, b.data, **kw_args),
+    np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), weight.detach().numpy(), b.detach().numpy(), **kw_args),
                                rtol=1e-12, atol=1e-12)
     assert Conv2d(**kw_args).infer(Spec(x.shape), Spec(weight.shape), Spec(b.shape)) == y.shape
 
@@ -119,12 +119,12 @@ def test_string_padding(padding, kernel, dilation):
         assert y.shape[2:] == (7, 5)
         # 'same' pads d·(k − 1) in all, the odd one at the end
         totals = [pair(dilation)[a] * (kernel[a] - 1) for a in (0, 1)]
-        xp = np.pad(x.data, ((0, 0), (0, 0), (totals[0] // 2, totals[0] - totals[0] // 2),
+        xp = np.pad(x.detach().numpy(), ((0, 0), (0, 0), (totals[0] // 2, totals[0] - totals[0] // 2),
                              (totals[1] // 2, totals[1] - totals[1] // 2)))
-        expected = conv_ref(xp, w.data, dilation=dilation)
+        expected = conv_ref(xp, w.detach().numpy(), dilation=dilation)
     else:
-        expected = conv_ref(x.data, w.data, dilation=dilation)
-    np.testing.assert_allclose(y.data, expected, rtol=1e-12, atol=1e-12)
+        expected = conv_ref(x.detach().numpy(), w.detach().numpy(), dilation=dilation)
+    np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
     assert nb.gradcheck(lambda x, w: conv(x, w, padding=padding, dilation=dilation), (x, w))
 
 
@@ -153,15 +153,15 @@ def test_empty_batch(w_shape, kw_args):
     y = conv(x, w, b, **kw_args)
     assert y.shape == Conv2d(**kw_args).infer(Spec(x.shape), Spec(w.shape))
     y.backward(np.ones(y.shape))
-    assert x.grad.shape == x.shape and not w.grad.data.any() and not b.grad.data.any()
+    assert x.grad.shape == x.shape and not w.grad.numpy().any() and not b.grad.numpy().any()
 
 
 @pytest.mark.parametrize("groups,c_out", [(1, 5), (3, 3), (3, 6)])
 def test_unbatched_input(groups, c_out):
     x, w, b = t64(3, 7, 5), t64(c_out, 3 // groups, 3, 2), t64(c_out)
     y = conv(x, w, b, padding=1, groups=groups)
-    expected = conv_ref(x.data[None], w.data, b.data, padding=1, groups=groups)[0]
-    np.testing.assert_allclose(y.data, expected, rtol=1e-12, atol=1e-12)
+    expected = conv_ref(x.detach().numpy()[None], w.detach().numpy(), b.detach().numpy(), padding=1, groups=groups)[0]
+    np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
     assert nb.gradcheck(lambda x, w, b: conv(x, w, b, padding=1, groups=groups), (x, w, b))
 
 
@@ -175,7 +175,7 @@ def test_dtype_is_kept(kind, dtype):
                   requires_grad=True)
     b = nb.tensor(RNG.standard_normal(8).astype(dtype), requires_grad=True)
     y = conv(x, w, b, stride=(1, 2), groups=groups)
-    assert y._op.path == kind
+    assert y.grad_fn.path == kind
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == w.grad.dtype == b.grad.dtype == dtype
 
@@ -191,7 +191,7 @@ def test_dtype_is_kept(kind, dtype):
 def test_algorithm_choice(x_shape, w_shape, kw_args, path):
     """Which of the three ways computes a call (all are checked against the reference)."""
     y = conv(t64(*x_shape), t64(*w_shape), **kw_args)
-    assert y._op.path == path
+    assert y.grad_fn.path == path
 
 
 def test_seed_002_depthwise_on_non_square_input():
@@ -199,14 +199,14 @@ def test_seed_002_depthwise_on_non_square_input():
     x, w, b = t64(10, 64, 8, 4), t64(64, 1, 3, 3), t64(64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)
-    np.testing.assert_allclose(y.data, conv_ref(x.data, w.data, b.data, padding=1, groups=64),
+    np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), w.detach().numpy(), b.detach().numpy(), padding=1, groups=64),
                                rtol=1e-12, atol=1e-12)
     g = RNG.standard_normal(y.shape)
     y.backward(g)
-    grad_x, grad_w = conv_ref_grads(x.data, w.data, g, padding=1, groups=64)
-    np.testing.assert_allclose(x.grad.data, grad_x, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(w.grad.data, grad_w, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(b.grad.data, g.sum(axis=(0, 2, 3)), rtol=1e-12)
+    grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, padding=1, groups=64)
+    np.testing.assert_allclose(x.grad.numpy(), grad_x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), g.sum(axis=(0, 2, 3)), rtol=1e-12)
     # and numerically, on a slice of the batch and channels (the full one takes minutes)
     xs, ws = t64(2, 6, 8, 4), t64(6, 1, 3, 3)
     assert nb.gradcheck(lambda x, w: conv(x, w, padding=1, groups=6), (xs, ws))
@@ -237,10 +237,10 @@ def test_depthwise_matches_grouped_reference_backward(multiplier):
     y = conv(x, w, stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=3)
     g = RNG.standard_normal(y.shape)
     y.backward(g)
-    grad_x, grad_w = conv_ref_grads(x.data, w.data, g, stride=(2, 1), padding=1,
+    grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, stride=(2, 1), padding=1,
                                     dilation=(1, 2), groups=3)
-    np.testing.assert_allclose(x.grad.data, grad_x, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(w.grad.data, grad_w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), grad_x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
 
 
 def test_stride_larger_than_kernel_leaves_unused_pixels_zero():
@@ -251,8 +251,8 @@ def test_stride_larger_than_kernel_leaves_unused_pixels_zero():
     for r in range(y.shape[2]):
         for q in range(y.shape[3]):
             used[r * 3:r * 3 + 2, q * 3] = True
-    assert np.all(x.grad.data[:, :, ~used] == 0)
-    assert np.all(x.grad.data[:, :, used] != 0)
+    assert np.all(x.grad.numpy()[:, :, ~used] == 0)
+    assert np.all(x.grad.numpy()[:, :, used] != 0)
 
 
 # ---------------------------------------------------------------------------

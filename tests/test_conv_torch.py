@@ -69,15 +69,15 @@ def test_conv2d_random_configs(seed, dtype):
         b, tb = both(rng, w_shape[:1], dtype) if has_bias else (None, None)
         y = apply(Conv2d(**args), x, w, *([b] if has_bias else []))
         ty = TF.conv2d(tx, tw, tb, **args)
-        close(y.data, ty, dtype)
+        close(y.detach().numpy(), ty, dtype)
         g = rng.standard_normal(y.shape).astype(dtype)
         y.backward(g)
         ty.backward(torch.tensor(g))
-        close(w.grad.data, tw.grad, dtype)
+        close(w.grad.numpy(), tw.grad, dtype)
         if has_bias:
-            close(b.grad.data, tb.grad, dtype)
+            close(b.grad.numpy(), tb.grad, dtype)
         if x.requires_grad:
-            close(x.grad.data, tx.grad, dtype)
+            close(x.grad.numpy(), tx.grad, dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float64", "float32"])
@@ -100,12 +100,12 @@ def test_conv2d_network_sized_layers(case, dtype):
     b, tb = both(rng, w_shape[:1], dtype)
     y = apply(Conv2d(**args), x, w, b)
     ty = TF.conv2d(tx, tw, tb, **args)
-    close(y.data, ty, dtype)
+    close(y.detach().numpy(), ty, dtype)
     g = rng.standard_normal(y.shape).astype(dtype)
     y.backward(g)
     ty.backward(torch.tensor(g))
     for ours, theirs in ((x, tx), (w, tw), (b, tb)):
-        close(ours.grad.data, theirs.grad, dtype)
+        close(ours.grad.numpy(), theirs.grad, dtype)
 
 
 def random_pool(rng):
@@ -143,11 +143,11 @@ def test_pools_random_configs(seed, dtype):
             data = (rng.integers(0, 3, shape) if ties else rng.standard_normal(shape)).astype(dtype)
             x, tx = nb.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
             y, ty = apply(op, x), fn(tx, **kwargs)
-            close(y.data, ty, dtype)
+            close(y.detach().numpy(), ty, dtype)
             g = rng.standard_normal(y.shape).astype(dtype)
             y.backward(g)
             ty.backward(torch.tensor(g))
-            close(x.grad.data, tx.grad, dtype)
+            close(x.grad.numpy(), tx.grad, dtype)
 
 
 def test_shape_rules_match_torch_meta_shapes():

@@ -16,8 +16,8 @@ from nnbook.inspect.params import PROBLEM_COLOR, parameter_report  # noqa: E402
 from nnbook.widgets.draw.gradients import ZONE_COLORS, draw_gradient_bars  # noqa: E402
 from nnbook.widgets.draw.graph import (GRADIENT_COLOR, PastedImage, draw_graph,  # noqa: E402
                                        render_node_labels)
-from nnbook.widgets.draw.graph_layout import (argument_names, graph_layout,  # noqa: E402
-                                              graph_parts, layered_layout, node_layer)
+from nnbook.widgets.draw.graph_layout import (graph_layout, graph_parts,  # noqa: E402
+                                              layered_layout, node_layer)
 from nnbook.widgets.draw.graph_step import draw_step_panel, step_view  # noqa: E402
 from nnbook.widgets.draw.params import (draw_gradient_norms, draw_parameter_counts,  # noqa: E402
                                         draw_parameters, row_label)
@@ -181,13 +181,17 @@ def test_graph_parts_one_node_per_leaf_and_per_constant():
     assert ops[0].title == "linear (0)" and ops[0].label == "linear (0)\n4×2"
 
 
-def test_argument_names_and_layers():
-    assert argument_names("conv2d", 3) == ["x", "weight", "bias"]
-    assert argument_names("nll_loss", 2) == ["x", "target"]
-    assert argument_names("MulAdd.bprop", 2) == ["input0", "input1"]
+def test_argument_names_and_layers_come_with_the_records():
     trace, _ = small_trace()
-    assert node_layer(trace.graph[0]) == "0"
-    assert node_layer(trace.graph[1]) is None     # tanh has no parameters to tell
+    assert trace.graph[0].input_names == ("x", "weight", "bias")
+    assert node_layer(trace.graph[0]) == "0 (Linear)"
+    assert node_layer(trace.graph[1]) == "1 (Tanh)"
+    x = nb.randn(2, 3, 5, 4, requires_grad=True)
+    w = nb.randn(4, 3, 3, 2, requires_grad=True)
+    conv = nb.inspect.trace_backward(nb.nn.functional.conv2d(x, w).sum())
+    assert conv.graph[0].input_names == ("x", "weight")
+    loss = nb.nn.functional.nll_loss(nb.randn(4, 3, requires_grad=True), nb.tensor([0, 2, 1, 1]))
+    assert nb.inspect.trace_backward(loss).graph[0].input_names == ("x", "target")
 
 
 def test_draw_graph_highlights_the_current_step():

@@ -127,13 +127,13 @@ def test_global_avg_pool_keeps_two_trailing_ones():
     x = nb.randn(3, 5, 4, 2)
     out = nn.GlobalAvgPool2d()(x)
     assert out.shape == (3, 5, 1, 1)
-    np.testing.assert_allclose(out.data[:, :, 0, 0], x.data.mean(axis=(2, 3)), rtol=1e-6)
+    np.testing.assert_allclose(out.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-6)
 
 
 def test_sum_and_concat():
     x = nb.randn(2, 3, 4, 5)
     s = nn.Sum(nn.Identity(), nn.ReLU(), nn.Identity())
-    np.testing.assert_allclose(s(x).data, 2 * x.data + np.maximum(x.data, 0), rtol=1e-6)
+    np.testing.assert_allclose(s(x).detach().numpy(), 2 * x.detach().numpy() + np.maximum(x.detach().numpy(), 0), rtol=1e-6)
     c = nn.Concat(nn.Identity(), nn.Conv2d(3, 2, 1))
     assert c(x).shape == (2, 5, 4, 5) and repr(c).startswith("Concat(\n  dim=1\n  (0)")
     assert nn.Concat(nn.Identity(), nn.Identity(), dim=-1)(x).shape == (2, 3, 4, 10)
@@ -170,27 +170,27 @@ def test_dropout_scales_in_training_and_passes_through_in_eval():
     layer = nn.Dropout(0.25)
     x = nb.ones(400, 50)
     nb.manual_seed(4)
-    out = layer(x).data
+    out = layer(x).detach().numpy()
     kept = out != 0
     assert set(np.unique(out)) == {0.0, np.float32(1 / 0.75)}
     assert abs(kept.mean() - 0.75) < 0.01
     nb.manual_seed(4)
-    np.testing.assert_array_equal(layer(x).data, out)  # the seed makes it reproducible
+    np.testing.assert_array_equal(layer(x).detach().numpy(), out)  # the seed makes it reproducible
     layer.eval()
-    assert layer(x) is x or np.array_equal(layer(x).data, x.data)
+    assert layer(x) is x or np.array_equal(layer(x).detach().numpy(), x.detach().numpy())
 
 
 def test_batch_norm_buffers_and_eval_uses_running_statistics():
     layer = nn.BatchNorm1d(3, momentum=0.5)
     x = nb.tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
     layer(x)
-    np.testing.assert_allclose(layer.running_mean.data, 0.5 * np.array([4.5, 5.5, 6.5]))
-    assert int(layer.num_batches_tracked.data) == 1
+    np.testing.assert_allclose(layer.running_mean.detach().numpy(), 0.5 * np.array([4.5, 5.5, 6.5]))
+    assert int(layer.num_batches_tracked.detach().numpy()) == 1
     layer.eval()
     out = layer(x)
-    expected = (x.data - layer.running_mean.data) / np.sqrt(layer.running_var.data + 1e-5)
-    np.testing.assert_allclose(out.data, expected, rtol=1e-5)
-    assert int(layer.num_batches_tracked.data) == 1  # eval counts nothing
+    expected = (x.detach().numpy() - layer.running_mean.detach().numpy()) / np.sqrt(layer.running_var.detach().numpy() + 1e-5)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-5)
+    assert int(layer.num_batches_tracked.detach().numpy()) == 1  # eval counts nothing
     assert [n for n, _ in layer.named_buffers()] == ["running_mean", "running_var",
                                                      "num_batches_tracked"]
     assert repr(layer) == ("BatchNorm1d(3, eps=1e-05, momentum=0.5, affine=True, bias=True, "
@@ -223,14 +223,14 @@ def test_init_is_reproducible_and_pytorch_shaped():
     a = nn.Linear(20, 7)
     nb.manual_seed(11)
     b = nn.Linear(20, 7)
-    np.testing.assert_array_equal(a.weight.data, b.weight.data)
-    np.testing.assert_array_equal(a.bias.data, b.bias.data)
-    assert np.abs(a.weight.data).max() <= 1 / np.sqrt(20)
+    np.testing.assert_array_equal(a.weight.detach().numpy(), b.weight.detach().numpy())
+    np.testing.assert_array_equal(a.bias.detach().numpy(), b.bias.detach().numpy())
+    assert np.abs(a.weight.detach().numpy()).max() <= 1 / np.sqrt(20)
     assert a.weight.dtype == np.float32
     w = nb.zeros(50, 40)
     nn.init.xavier_uniform_(w)
-    assert np.abs(w.data).max() <= np.sqrt(6 / 90)
+    assert np.abs(w.detach().numpy()).max() <= np.sqrt(6 / 90)
     nn.init.kaiming_normal_(w, nonlinearity="relu")
-    assert abs(w.data.std() - np.sqrt(2 / 40)) < 0.02
+    assert abs(w.detach().numpy().std() - np.sqrt(2 / 40)) < 0.02
     with pytest.raises(InputError, match="at least 2 dimensions"):
         nn.init.kaiming_uniform_(nb.zeros(3))

@@ -12,7 +12,7 @@ from nnbook import nn  # noqa: E402
 
 def to_torch(model, torch_model):
     """Copy nnbook's parameters and buffers into the torch model (the keys must agree)."""
-    state = {k: torch.tensor(np.array(v.data)) for k, v in model.state_dict().items()}
+    state = {k: torch.tensor(np.array(v.detach().numpy())) for k, v in model.state_dict().items()}
     torch_model.load_state_dict(state, strict=True)
     return torch_model
 
@@ -27,17 +27,17 @@ def compare(model, torch_model, x, *, target=None, rtol=1e-5, atol=1e-6, train=T
     xt = torch.tensor(x, requires_grad=True)
     out_b = model(xb) if target is None else model(xb, nb.tensor(target))
     out_t = torch_model(xt) if target is None else torch_model(xt, torch.tensor(target))
-    np.testing.assert_allclose(out_b.data, out_t.detach().numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(out_b.detach().numpy(), out_t.detach().numpy(), rtol=rtol, atol=atol)
     r = np.random.default_rng(1).standard_normal(out_b.shape).astype(x.dtype)
     (out_b * nb.tensor(r)).sum().backward()
     (out_t * torch.tensor(r)).sum().backward()
-    np.testing.assert_allclose(xb.grad.data, xt.grad.numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(xb.grad.numpy(), xt.grad.numpy(), rtol=rtol, atol=atol)
     grads_t = dict(torch_model.named_parameters())
     for name, p in model.named_parameters():
-        np.testing.assert_allclose(p.grad.data, grads_t[name].grad.numpy(), rtol=rtol,
+        np.testing.assert_allclose(p.grad.numpy(), grads_t[name].grad.numpy(), rtol=rtol,
                                    atol=atol, err_msg=name)
     for name, buf in model.named_buffers():
-        np.testing.assert_allclose(buf.data, dict(torch_model.named_buffers())[name].numpy(),
+        np.testing.assert_allclose(buf.detach().numpy(), dict(torch_model.named_buffers())[name].numpy(),
                                    rtol=rtol, atol=atol, err_msg=name)
     return out_b
 
@@ -145,7 +145,7 @@ def test_parameterless_layers(make, tmake):
 def test_reshape_matches_torch_view():
     x = randn(10, 512, 1, 1)
     out = nn.Reshape(512)(nb.tensor(x))
-    np.testing.assert_array_equal(out.data, torch.tensor(x).view(10, 512).numpy())
+    np.testing.assert_array_equal(out.detach().numpy(), torch.tensor(x).view(10, 512).numpy())
     out = nn.Reshape(4, -1)(nb.tensor(randn(3, 8, 2)))
     assert out.shape == (3, 4, 4)
 
@@ -174,14 +174,14 @@ def test_init_follows_pytorchs_bounds():
     conv = nn.Conv2d(6, 300, (3, 2))
     fan_in = 6 * 3 * 2
     bound = 1 / np.sqrt(fan_in)  # kaiming_uniform_(a=sqrt(5)) gives 1/sqrt(fan_in)
-    w = conv.weight.data
+    w = conv.weight.detach().numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.98 * bound
     assert abs(w.std() - bound / np.sqrt(3)) < 0.01 * bound  # the std of U(-b, b)
-    assert np.abs(conv.bias.data).max() <= bound
+    assert np.abs(conv.bias.detach().numpy()).max() <= bound
     torch_conv = tnn.Conv2d(6, 300, (3, 2))
     assert np.isclose(torch_conv.weight.detach().abs().max().item(), bound, rtol=0.02)
     nb.manual_seed(0)
-    np.testing.assert_array_equal(nn.Conv2d(6, 300, (3, 2)).weight.data, w)  # reproducible
+    np.testing.assert_array_equal(nn.Conv2d(6, 300, (3, 2)).weight.detach().numpy(), w)  # reproducible
 
 
 def _copy(model):
@@ -246,7 +246,7 @@ def _trajectory(make_nb, make_torch, steps=6):
         loss_t.backward()
         ob.step()
         ot.step()
-        np.testing.assert_allclose(pb.data, pt.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(pb.detach().numpy(), pt.detach().numpy(), rtol=1e-5, atol=1e-6)
     return ob, ot
 
 
@@ -271,7 +271,7 @@ def test_adam_trajectory_and_state(kwargs):
                          lambda p: torch.optim.Adam(p, **kwargs))
     sb, st = ob.state_dict(), ot.state_dict()
     assert set(sb["state"][0]) == set(st["state"][0])
-    np.testing.assert_allclose(sb["state"][0]["exp_avg_sq"].data,
+    np.testing.assert_allclose(sb["state"][0]["exp_avg_sq"].detach().numpy(),
                                st["state"][0]["exp_avg_sq"].numpy(), rtol=1e-5, atol=1e-9)
     assert float(sb["state"][0]["step"]) == float(st["state"][0]["step"])
     assert set(sb["param_groups"][0]) <= set(st["param_groups"][0])

@@ -21,7 +21,7 @@ def pair(array, requires_grad=True):
 
 def close(ours, theirs, atol=1e-10):
     theirs = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else theirs
-    ours = ours.data if isinstance(ours, nb.Tensor) else ours
+    ours = ours.detach().numpy() if isinstance(ours, nb.Tensor) else ours
     np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=atol)
 
 
@@ -246,7 +246,7 @@ def test_batch_norm_without_parameters_or_running_stats_matches_torch():
 @pytest.mark.parametrize("p", [0.0, 0.25, 0.8, 1.0])
 def test_dropout_follows_torch_scaling(p):
     data = np.random.default_rng(0).random((40, 30)) + 0.5
-    y = F.dropout(nb.tensor(data), p).data
+    y = F.dropout(nb.tensor(data), p).detach().numpy()
     yt = TF.dropout(torch.tensor(data), p).numpy()
     for out in (y, yt):  # every element is 0 or x / (1 - p), in both libraries
         kept = out != 0
@@ -254,7 +254,7 @@ def test_dropout_follows_torch_scaling(p):
             np.testing.assert_allclose(out[kept], data[kept] / (1 - p))
         else:
             assert not kept.any()
-    np.testing.assert_array_equal(F.dropout(nb.tensor(data), p, training=False).data,
+    np.testing.assert_array_equal(F.dropout(nb.tensor(data), p, training=False).detach().numpy(),
                                   TF.dropout(torch.tensor(data), p, training=False).numpy())
 
 

@@ -112,7 +112,7 @@ def test_with_the_opt_out_the_layers_run_but_learn_nothing():
     with nn.allow_build_in_forward():
         first, second = qloss(), qloss()
     assert first.shape == (4, 3, 5, 3)
-    assert not np.allclose(first.data, second.data)  # new random weights on every call
+    assert not np.allclose(first.detach().numpy(), second.detach().numpy())  # new random weights on every call
     assert [n for n, _ in qloss.named_parameters()] == ["w", "w2"]  # the convs are invisible
 
 
@@ -141,7 +141,7 @@ def test_the_optimizer_names_w_and_w2_which_the_model_never_uses():
     x, w, w2 = data()
     model = CustomWithLossCellV2(x, w, w2)
     optimizer = nb.optim.Adam([w, w2], lr=0.01)  # as in the seed: only w and w2
-    before = (w.data.copy(), w2.data.copy())
+    before = (w.detach().numpy().copy(), w2.detach().numpy().copy())
     with pytest.warns(UnusedParameterWarning) as record:
         optimizer.zero_grad()
         model().sum().backward()
@@ -153,7 +153,7 @@ def test_the_optimizer_names_w_and_w2_which_the_model_never_uses():
     assert "\n  w (6, 6, 3, 3)\n  w2 (3, 6, 1, 1)\n" in text
     assert "probably not used in the forward pass" in text
     assert record[0].filename == __file__
-    np.testing.assert_array_equal(w.data, before[0])  # nothing pretended to learn
+    np.testing.assert_array_equal(w.detach().numpy(), before[0])  # nothing pretended to learn
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once per parameter, not every step
         for _ in range(2):

@@ -107,13 +107,13 @@ def test_right_rule_passes_and_drives_backward_through_a_larger_graph():
         x, y = pair(3)
         loss = lin(muladd(x.tanh(), y * y)).sigmoid().sum()
         loss.backward()
-    x2, y2 = (nb.tensor(t.data, requires_grad=True) for t in (x, y))
+    x2, y2 = (nb.tensor(t.detach().numpy(), requires_grad=True) for t in (x, y))
     lin2 = nn.Linear(2, 4).double()
     lin2.load_state_dict(lin.state_dict())
     lin2(2 * x2.tanh() + y2 * y2).sigmoid().sum().backward()
-    np.testing.assert_allclose(x.grad.data, x2.grad.data, rtol=1e-12)
-    np.testing.assert_allclose(y.grad.data, y2.grad.data, rtol=1e-12)
-    np.testing.assert_allclose(lin.weight.grad.data, lin2.weight.grad.data, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), y2.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(lin.weight.grad.numpy(), lin2.weight.grad.numpy(), rtol=1e-12)
 
 
 def test_integer_inputs_asking_for_gradients_are_refused():

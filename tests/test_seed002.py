@@ -64,7 +64,7 @@ def test_trains_and_round_trips_through_a_checkpoint(tmp_path):
     again = xception(channels=8, width=16)
     again.load_state_dict(nb.load(tmp_path / "xception.npz"))
     model.eval(), again.eval()
-    np.testing.assert_array_equal(again(x).data, model(x).data)
+    np.testing.assert_array_equal(again(x).detach().numpy(), model(x).detach().numpy())
 
 
 def test_a_wrong_width_inside_the_sum_names_the_path_and_the_layer_before():
@@ -111,7 +111,7 @@ def test_forward_and_every_gradient_match_pytorch():
     nb.manual_seed(7)
     model = xception()
     assert list(model.state_dict()) == list(reference.state_dict())
-    reference.load_state_dict({k: torch.tensor(v.data.copy())
+    reference.load_state_dict({k: torch.tensor(v.detach().numpy().copy())
                                for k, v in model.state_dict().items()})
     rng = np.random.default_rng(0)
     x = rng.standard_normal((10, 3, 16, 8)).astype(np.float32)
@@ -124,7 +124,7 @@ def test_forward_and_every_gradient_match_pytorch():
     loss_t = tnn.NLLLoss()(out_t, torch.tensor(y))
     loss_t.backward()
 
-    np.testing.assert_allclose(out.data, out_t.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.detach().numpy(), out_t.detach().numpy(), rtol=1e-4, atol=1e-5)
     assert loss.item() == pytest.approx(loss_t.item(), rel=1e-5)
     torch_params = dict(reference.named_parameters())
     names = [name for name, _ in model.named_parameters()]
@@ -133,11 +133,11 @@ def test_forward_and_every_gradient_match_pytorch():
     # normalisation removes any constant), so the tolerance is set by the largest gradient.
     scale = max(np.abs(p.grad.numpy()).max() for p in torch_params.values())
     for name, p in model.named_parameters():
-        np.testing.assert_allclose(p.grad.data, torch_params[name].grad.numpy(), rtol=1e-3,
+        np.testing.assert_allclose(p.grad.numpy(), torch_params[name].grad.numpy(), rtol=1e-3,
                                    atol=1e-5 * scale, err_msg=name)
     torch_buffers = dict(reference.named_buffers())
     for name, buf in model.named_buffers():
-        np.testing.assert_allclose(buf.data, torch_buffers[name].numpy(), rtol=1e-5,
+        np.testing.assert_allclose(buf.detach().numpy(), torch_buffers[name].numpy(), rtol=1e-5,
                                    atol=1e-6, err_msg=name)
 
 

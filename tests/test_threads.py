@@ -42,9 +42,9 @@ def run(threads_n, fn, *arrays):
     nb.set_num_threads(threads_n)
     inputs = [nb.tensor(a, requires_grad=True) for a in arrays]
     out = fn(*inputs)
-    out.backward(nb.tensor(np.cos(np.arange(out.data.size)).reshape(out.shape)
+    out.backward(nb.tensor(np.cos(np.arange(out.detach().numpy().size)).reshape(out.shape)
                            .astype(out.dtype)))
-    return [out.data] + [t.grad.data for t in inputs]
+    return [out.detach().numpy()] + [t.grad.numpy() for t in inputs]
 
 
 def same_bits(chunks_made, splits, fn, *arrays):
@@ -157,12 +157,12 @@ def test_the_default_follows_the_blas_environment(monkeypatch):
 def test_a_forked_child_splits_with_threads_of_its_own():
     nb.set_num_threads(2)
     x = nb.tensor(rng.standard_normal((8, 8, 64, 64)).astype(np.float32))
-    expected = F.relu(x).data  # the parent's pool now has a worker thread
+    expected = F.relu(x).detach().numpy()  # the parent's pool now has a worker thread
     pid = os.fork()
     if pid == 0:  # the child: exit code 0 if the split op finishes with the right result
         ok = False
         try:
-            ok = np.array_equal(F.relu(x).data, expected)
+            ok = np.array_equal(F.relu(x).detach().numpy(), expected)
         finally:
             os._exit(0 if ok else 1)
     deadline = time.monotonic() + 30

@@ -1,9 +1,36 @@
-"""Reverse-mode automatic differentiation: the engine and custom backward rules."""
-from .custom import (TEACHING_MAX_ELEMENTS, is_teaching, set_teaching_mode,
-                     teaching_mode)
-from .anomaly import detect_anomaly
-from .engine import run_backward, topological_order
-from .function import Function, FunctionCtx
+"""Reverse-mode automatic differentiation.
 
-__all__ = ["detect_anomaly", "Function", "FunctionCtx", "TEACHING_MAX_ELEMENTS", "is_teaching", "run_backward",
-           "set_teaching_mode", "teaching_mode", "topological_order"]
+Two floors share this package (ARCHITECTURE.md):
+
+* below the Tensor: ``engine`` (the backward walk) and ``saved`` (version checks),
+  which know only the node protocol;
+* above it: ``Function`` (custom ops), ``gradcheck``, ``grad`` / ``backward``,
+  ``detect_anomaly`` and teaching mode, which build on Tensors.
+
+So the upper names are loaded when first used (``nb.autograd.Function``), and
+importing the engine never drags the Tensor in.
+"""
+import importlib
+
+_LAZY = {
+    "Function": "function", "FunctionCtx": "function", "once_differentiable": "function",
+    "gradcheck": "gradcheck", "gradcheck_report": "gradcheck", "GradcheckReport": "gradcheck",
+    "detect_anomaly": "anomaly", "set_detect_anomaly": "anomaly",
+    "grad": "functional", "backward": "functional",
+    "TEACHING_MAX_ELEMENTS": "custom", "is_teaching": "custom", "set_teaching_mode": "custom",
+    "teaching_mode": "custom",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nnbook.autograd' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -26,10 +26,13 @@ import inspect
 
 import numpy as np
 
-from ..errors import (ContractError, SignatureError, TeachingWarning, describe_frame,
+from .. import context
+from ..errors import (ContractError, InputError, SignatureError, TeachingWarning, describe_frame,
                       fmt_shape, message, warn_from_user_code)
 from ..ops.base import Op
+from ..tensor import Tensor, _wrap, apply
 from .engine import unbroadcast
+from .numerical import diagnose, numerical_vjp
 
 TEACHING_MAX_ELEMENTS = 64
 _teaching = True
@@ -139,18 +142,17 @@ def check_bprop_signature(cls) -> None:
 # Running a forward whose backward is a custom rule
 # --------------------------------------------------------------------------
 
-def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_site,
-               rule_site, teach=True):
+def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def,
+               rule_def, teach=True):
     """Run ``forward(*args)`` unrecorded and link its output(s) to one CustomRule node.
 
     ``rule(outs, douts)`` computes the input gradients (``outs`` and ``douts`` are
     lists of Tensors, one per output); ``recompute(*args)`` runs the forward again
-    for teaching mode.  Returns what the forward returned, now in the graph.
+    for teaching mode.  ``forward_def`` and ``rule_def`` are the user's functions,
+    named in messages (their lines are looked up only when a message needs them).
+    Returns what the forward returned, now in the graph.
     """
-    from ..errors import InputError
-    from ..tensor import Tensor, apply, is_grad_enabled, no_grad
-
-    with no_grad():
+    with context.no_grad():
         result = forward(*args)
     outputs = list(result) if isinstance(result, (tuple, list)) else [result]
     for o in outputs:
@@ -158,27 +160,28 @@ def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_sit
             raise InputError(message(
                 f"{name.split('.')[0]}'s forward returned a {type(o).__name__}; it must "
                 "return a Tensor (or a tuple of Tensors).",
-                where=name, line=forward_site,
+                where=name, line=definition_site(forward_def),
                 hint="build the result with nnbook operations on the input tensors."))
-    if not (is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in args)):
+    if not (context.grad_enabled and any(isinstance(a, Tensor) and a.requires_grad
+                                         for a in args)):
         return result
 
     def again(*arrays):
         it = iter(arrays)
-        fresh = [Tensor(next(it)) if isinstance(a, Tensor) else a for a in args]
-        with no_grad():
+        fresh = [_wrap(next(it)) if isinstance(a, Tensor) else a for a in args]
+        with context.no_grad():
             out = recompute(*fresh)
-        return [o.data for o in (out if isinstance(out, (tuple, list)) else [out])]
+        return [o._array for o in (out if isinstance(out, (tuple, list)) else [out])]
 
-    node = CustomRule(name, key, arg_names, args, [o.data for o in outputs],
-                      lambda douts: rule(outputs, douts), again, teach=teach, site=rule_site)
+    node = CustomRule(name, key, arg_names, args, [o._array for o in outputs],
+                      lambda douts: rule(outputs, douts), again, teach=teach, rule_def=rule_def)
     packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
     if len(outputs) == 1:
         return packed
     parts, start = [], 0
     for o in outputs:
-        parts.append(packed[start:start + o.data.size].reshape(o.shape))
-        start += o.data.size
+        parts.append(packed[start:start + o._array.size].reshape(o.shape))
+        start += o._array.size
     return tuple(parts)
 
 
@@ -195,8 +198,7 @@ def run_bprop(module, args):
 
     return run_custom(cls, f"{cls.__name__}.bprop", arg_names, args,
                       forward=module.forward, recompute=module.forward, rule=rule,
-                      forward_site=definition_site(cls.forward),
-                      rule_site=definition_site(cls.bprop),
+                      forward_def=cls.forward, rule_def=cls.bprop,
                       teach=getattr(cls, "teaching", True))
 
 
@@ -214,15 +216,12 @@ class CustomRule(Op):
     """
 
     describes_itself = True  # its errors name the rule, the layer and the forward's line
+    name = "custom rule"
 
     def __init__(self, rule_name, rule_key, arg_names, args, out_arrays, run_rule,
-                 recompute, teach=True, site=None):
-        from ..errors import module_stack, user_line
-
+                 recompute, teach=True, rule_def=None):
         self.name = rule_name
-        self.site = site                    # where the rule is defined, for messages
-        self.layer = module_stack[-1] if module_stack else None
-        self.created_at = user_line()       # the user's line that ran the forward
+        self.rule_def = rule_def            # the user's rule, named in messages
         self.rule_key = rule_key
         self.arg_names = arg_names          # a name for each forward argument
         self.args = args                    # the forward arguments (Tensors or not)
@@ -233,8 +232,8 @@ class CustomRule(Op):
         self.recompute = recompute
         self.teach = teach
         self.tensor_positions = [i for i, a in enumerate(args) if _is_tensor(a)]
-        small = sum(args[i].data.size for i in self.tensor_positions) <= TEACHING_MAX_ELEMENTS
-        self.teach_inputs = ([args[i].data.copy() for i in self.tensor_positions]
+        small = sum(args[i]._array.size for i in self.tensor_positions) <= TEACHING_MAX_ELEMENTS
+        self.teach_inputs = ([args[i]._array.copy() for i in self.tensor_positions]
                              if teach and small and _teaching and rule_key not in _checked else None)
 
     def infer(self, *inputs):
@@ -253,11 +252,23 @@ class CustomRule(Op):
             start += n
         return parts
 
-    def backward(self, grad_out):
-        from ..tensor import Tensor
+    def input_names(self, count: int) -> list[str]:
+        """The forward's own names for its tensor inputs ('x', 'y')."""
+        return [self.arg_names[i] for i in self.tensor_positions][:count]
 
+    def release(self):
+        name = self.name
+        super().release()
+        self.name = name
+
+    @property
+    def site_text(self):
+        """'file.py, line 12: def bprop(...)' of the rule, looked up when a message needs it."""
+        return definition_site(self.rule_def) if self.rule_def is not None else None
+
+    def backward(self, grad_out):
         douts = self.unpack(grad_out)
-        returned = self.run_rule([Tensor(d) for d in douts])
+        returned = self.run_rule([_wrap(d) for d in douts])
         grads = self.check(returned)
         if self.teach_inputs is not None and _teaching and self.rule_key not in _checked:
             _checked.add(self.rule_key)
@@ -266,13 +277,14 @@ class CustomRule(Op):
 
     # -- the contract ----------------------------------------------------------
     def fail(self, what, values=None, hint=None, cls=ContractError):
-        line = f"{self.site} (the rule)" if self.site else False
-        if self.created_at:
-            values = (values + "\n" if values else "") + f"forward ran at {self.created_at}"
-        if self.layer:
-            path, layer_cls = self.layer
+        site = self.site_text
+        line = f"{site} (the rule)" if site else False
+        if self.__dict__.get("site"):
             values = (values + "\n" if values else "") + \
-                f"in layer {path + ' (' + layer_cls + ')' if path else layer_cls}"
+                f"forward ran at {describe_frame(*self.site)}"
+        if self.layer:
+            values = (values + "\n" if values else "") + \
+                f"in layer {context.layer_name(*self.layer)}"
         raise cls(message(what, where=self.name, values=values, hint=hint, line=line))
 
     def check(self, returned) -> list:
@@ -299,7 +311,7 @@ class CustomRule(Op):
         return grads
 
     def check_one(self, arg, name, g):
-        data = getattr(g, "data", g) if _is_tensor(g) else g
+        data = g._array if _is_tensor(g) else g
         if isinstance(data, np.generic):
             data = np.asarray(data)
         if not isinstance(data, np.ndarray):
@@ -310,8 +322,8 @@ class CustomRule(Op):
                           hint="return an nnbook Tensor (or None).")
         if data.dtype.kind != "f":
             self.fail(
-                f"the gradient for '{name}' is {data.dtype}, not floating point.",
-                values=f"input '{name}' {fmt_shape(arg.shape)} {arg.dtype}",
+                f"the gradient for '{name}' is {data.dtype.name}, not floating point.",
+                values=f"input '{name}' {fmt_shape(arg.shape)} {arg.dtype.name}",
                 hint="gradients are real numbers: build them from dout (which is "
                 "floating point), or convert with .float().")
         if data.shape != arg.shape:
@@ -329,8 +341,6 @@ class CustomRule(Op):
     # -- teaching mode ---------------------------------------------------------------
     def compare_with_numbers(self, douts, grads):
         """Warn if the rule's gradients differ from central differences on these inputs."""
-        from .gradcheck import diagnose, numerical_vjp
-
         inputs = [x.astype(np.float64) for x in self.teach_inputs]
         douts64 = [d.astype(np.float64) for d in douts]
 
@@ -359,7 +369,8 @@ class CustomRule(Op):
             warn_from_user_code(TeachingWarning(message(
                 f"the gradient this rule returned for '{name}' disagrees with numerical "
                 f"derivatives (teaching mode checks a rule once, on its first small call).",
-                where=self.name, line=f"{self.site} (the rule)" if self.site else False,
+                where=self.name,
+                line=f"{self.site_text} (the rule)" if self.rule_def is not None else False,
                 values=f"at element [{idx}] of '{name}' {fmt_shape(arg.shape)}: numerical "
                 f"{float(numerical[worst]):.6g}, your rule {float(analytical[worst]):.6g}"
                 + (f"\n{why}" if why else ""),
@@ -381,12 +392,8 @@ def _shape_hint(got, want) -> str:
 
 
 def _is_tensor(x) -> bool:
-    from ..tensor import Tensor
-
     return isinstance(x, Tensor)
 
 
 def _tensor(array):
-    from ..tensor import Tensor
-
-    return Tensor(array)
+    return _wrap(array)

@@ -1,39 +1,110 @@
 """Reverse-mode differentiation: walk the graph from the output back to the leaves.
 
-The engine knows only a small protocol.  A tensor made by an op has ``_op``; the
-op has ``inputs`` (tensors), ``needs_input_grad`` and ``backward(grad_out)``
-returning one array (or None) per input.  Leaves have ``_op is None``.
+The engine knows a small protocol and nothing else (not even what a Tensor is).
+A node is an op that ran with gradients on; ``apply`` left on it
+
+* ``inputs``  -- the input tensors (each has ``requires_grad``, ``shape``, ``dtype``),
+* ``parents`` -- each input's node at the time (None for a leaf),
+* ``needs_input_grad`` -- a bool per input,
+* ``versions`` -- each input's version counter value when the op saved it,
+
+and ``backward(grad_out)`` returns one gradient (an array or None) per input.
+:func:`run_backward` returns the gradients; ``Tensor.backward`` stores them.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AnomalyError, BackwardError, NnbookError, fmt_shape, message
+from .. import context
+from ..errors import BackwardError, NnbookError, fmt_shape, message
+from .saved import check_saved, describe_node
 
-# Set by nnbook.inspect while recording; called as hook(op, grad_out, grads_in).
-backward_hook = None
 
-
-def topological_order(root_op) -> list:
-    """Ops reachable from ``root_op``, every op after all ops that feed it.
+def topological_order(roots) -> list:
+    """Nodes reachable from ``roots``, every node after all nodes that feed it.
 
     Iterative depth-first search, so a graph 100 000 ops deep needs no recursion.
     """
-    order = []
-    seen = {id(root_op)}
-    stack = [(root_op, iter(root_op.inputs))]
-    while stack:
-        op, pending = stack[-1]
-        for t in pending:
-            parent = t._op
-            if parent is not None and t.requires_grad and id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append((parent, iter(parent.inputs)))
-                break
-        else:
-            stack.pop()
-            order.append(op)
+    order, seen = [], set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.parents))]
+        while stack:
+            node, pending = stack[-1]
+            for parent in pending:
+                if parent is not None and id(parent) not in seen:
+                    seen.add(id(parent))
+                    stack.append((parent, iter(parent.parents)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
     return order
+
+
+def run_backward(roots, retain_graph=False) -> dict:
+    """Gradients of the ``roots`` -- (node, gradient of its output) pairs -- for every
+    tensor that wants one.
+
+    Returns {id: (tensor, gradient)} for every leaf that requires grad, and for
+    every non-leaf whose node has ``retained`` set (``retain_grad()``).  Unless
+    ``retain_graph``, each node frees what it saved once its backward has run.
+    """
+    grads, found = {}, {}
+    for node, grad in roots:
+        grads[id(node)] = grad if id(node) not in grads else grads[id(node)] + grad
+    for node in reversed(topological_order([node for node, _ in roots])):
+        grad_out = grads.pop(id(node), None)
+        if grad_out is None:  # every path from here to the roots returned None
+            continue
+        for hook in node.hooks:                    # Tensor.register_hook on its output
+            grad_out = hook(grad_out)
+        kept = node.retained() if node.retained is not None else None
+        if kept is not None:
+            found[id(kept)] = (kept, grad_out)
+        grads_in = _node_backward(node, grad_out, retain_graph)
+        for t, parent, g in zip(node.inputs, node.parents, grads_in):
+            if g is None:
+                continue
+            if parent is None:
+                key = id(t)
+                found.setdefault(key, (t, None))
+            else:
+                key = id(parent)
+            prev = grads.get(key)
+            grads[key] = g if prev is None else prev + g
+    return {key: (t, grads.get(key, g)) for key, (t, g) in found.items()}
+
+
+def _node_backward(node, grad_out, retain_graph):
+    """Run one node's backward rule: checked, fitted to its inputs, watched."""
+    if node.released:
+        raise BackwardError(message(
+            f"backward() reached {node.name}, whose saved values were freed by an earlier "
+            "backward() through the same graph.", where="backward", line=None,
+            hint="compute the loss again (a new forward) before each backward(); or, to go "
+            "through one graph twice, call the first one as loss.backward(retain_graph=True)."))
+    check_saved(node)
+    try:
+        grads_in = node.backward(grad_out)
+    except NnbookError as err:
+        raise _with_node(err, node) from None
+    except Exception as err:
+        raise BackwardError(message(
+            f"the backward of {describe_node(node)} failed: {type(err).__name__}: {err}",
+            where="backward", line=False,
+            hint="this op's backward rule raised; if it is your own rule, check it "
+            "with nb.gradcheck on small inputs.")) from err
+    grads_in = [None if g is None or not need else fit_gradient(node, i, g, t)
+                for i, (t, g, need) in enumerate(zip(node.inputs, grads_in,
+                                                     node.needs_input_grad))]
+    for observer in context.observers:
+        observer.backward_step(node, grad_out, grads_in)
+    if not retain_graph:
+        node.release()
+    return grads_in
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray | None:
@@ -53,149 +124,31 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray | None:
     return grad
 
 
-def fit_gradient(op, index: int, grad, tensor) -> np.ndarray:
-    """Bring one gradient an op returned to its input's shape and dtype."""
-    if not isinstance(grad, np.ndarray):
+def fit_gradient(node, index: int, grad, tensor) -> np.ndarray:
+    """Bring one gradient a node returned to its input's shape and dtype."""
+    if type(grad) is not np.ndarray:
         grad = np.asarray(grad)
     if grad.shape != tensor.shape:
         fitted = unbroadcast(grad, tensor.shape)
         if fitted is None:
             raise BackwardError(message(
-                f"the backward of {op.name} returned a gradient of shape "
+                f"the backward of {node.name} returned a gradient of shape "
                 f"{fmt_shape(grad.shape)} for input {index}, which has shape "
                 f"{fmt_shape(tensor.shape)}.",
-                where=f"backward of {op.name}",
+                where=f"backward of {node.name}",
                 hint="a gradient must have its input's shape, or a shape that sums "
-                "to it over broadcast axes.",
-                line=False,
-            ))
-        grad = fitted
+                "to it over broadcast axes.", line=False))
+        grad = np.asarray(fitted)  # a sum over every axis gives a numpy scalar
     if grad.dtype != tensor.dtype:
         grad = grad.astype(tensor.dtype)
     return grad
 
 
-def _position(op, tensor) -> int:
-    return next(i for i, t in enumerate(op.inputs) if t is tensor)
-
-
-def describe_node(op) -> str:
-    """'conv2d in features.2 (Conv2d), created at train.py, line 12: ...' as far as known."""
-    layer, site = _node_context(op)
-    return op.name + layer + (f", created at {site}" if site else "")
-
-
-def check_finite(op, array, phase: str) -> None:
-    """For detect_anomaly: raise at the first NaN or inf an op produced."""
-    if array is None or array.dtype.kind != "f" or np.isfinite(array).all():
-        return
-    bad = array[~np.isfinite(array)]
-    kind = "NaN" if np.isnan(bad).any() else ("-inf" if (bad < 0).all() else "inf")
-    layer, site = _node_context(op)
-    values = f"{bad.size} of {array.size} values are not finite"
-    if site:
-        values = f"op created at {site}\n" + values
-    raise AnomalyError(message(
-        f"the {phase} of {op.name}{layer} produced {kind}.",
-        where="detect_anomaly", values=values, line=False,
-        hint=_ANOMALY_HINTS.get(op.name, "look at the inputs of this op: a division by "
-                                "zero, log of 0 or a negative number, or an overflow "
-                                "(too large a learning rate) are the usual causes."),
-    ))
-
-
-def _node_context(op):
-    """(' in features.2 (Conv2d)' or '', creation site or None) of a node."""
-    extra = getattr(op, "__dict__", {})
-    layer, text = extra.get("layer"), ""
-    if layer:
-        path, cls = layer
-        text = f" in {path} ({cls})" if path else f" in {cls}"
-    return text, extra.get("site")
-
-
-_ANOMALY_HINTS = {
-    "log": "log(0) is -inf and log of a negative number is NaN: add a small epsilon, or use "
-           "F.log_softmax / F.cross_entropy instead of log(softmax(x)).",
-    "div": "a division by zero: check the denominator, or add a small epsilon.",
-    "sqrt": "sqrt of a negative number is NaN, and its gradient at 0 is infinite: add a "
-            "small epsilon inside.",
-    "pow": "a power of a negative base or of zero with a negative exponent.",
-    "exp": "exp overflows for inputs above about 88 in float32: subtract the maximum first "
-           "(as softmax does) or lower the learning rate.",
-}
-
-anomaly_depth = 0  # > 0 inside nb.detect_anomaly()
-
-
-def run_backward(root, grad: np.ndarray, accumulate: bool = True, hook=None) -> dict:
-    """Accumulate d(root)/d(leaf) * grad into ``.grad`` of every leaf that requires it.
-
-    ``hook(op, grad_out, grads_in)`` is called after each node, with the gradients
-    it sends to each input already fitted to their shapes.  With
-    ``accumulate=False`` no ``.grad`` is touched; the leaf gradients are returned
-    (by ``id`` of the leaf) either way.
-    """
-    from ..tensor import Tensor
-
-    grads = {id(root._op): grad}
-    leaves = {}
-    hook = hook or backward_hook
-    anomaly = anomaly_depth > 0
-    for op in reversed(topological_order(root._op)):
-        grad_out = grads.pop(id(op), None)
-        if grad_out is None:  # not on a path to the root (cannot happen today)
-            continue
-        try:
-            grads_in = op.backward(grad_out)
-        except NnbookError as err:
-            raise _with_node(err, op) from None
-        except Exception as err:
-            raise BackwardError(message(
-                f"the backward of {describe_node(op)} failed: {type(err).__name__}: {err}",
-                where="backward", line=False,
-                hint="this op's backward rule raised; if it is your own rule, check it "
-                "with nb.gradcheck on small inputs.")) from err
-        fitted = [] if hook is not None else None
-        for t, g, need in zip(op.inputs, grads_in, op.needs_input_grad):
-            if not need or g is None:
-                if fitted is not None:
-                    fitted.append(None)
-                continue
-            data = t.data
-            if g.shape != data.shape or (g.dtype is not data.dtype and g.dtype != data.dtype):
-                g = fit_gradient(op, _position(op, t), g, t)
-            if anomaly:
-                check_finite(op, g, "backward")
-            if fitted is not None:
-                fitted.append(g)
-            parent = t._op
-            if parent is None:
-                key = id(t)
-                leaves[key] = t
-            else:
-                key = id(parent)
-            prev = grads.get(key)
-            grads[key] = g if prev is None else prev + g
-        if hook is not None:
-            hook(op, grad_out, fitted)
-    result = {key: grads[key] for key in leaves}
-    if accumulate:
-        for key, t in leaves.items():
-            g = grads[key]
-            if t.grad is None:
-                # Own the array: an op may hand the same one to several inputs.
-                t.grad = Tensor(g.copy())
-            else:
-                t.grad = Tensor(t.grad.data + g)
-    return result
-
-
-def _with_node(err, op):
+def _with_node(err, node):
     """Add the node's layer and creation line to an nnbook error from a backward rule."""
-    if getattr(op, "describes_itself", False):  # custom rules name their own places
+    if getattr(node, "describes_itself", False):  # custom rules name their own places
         return err
-    where = describe_node(op)
-    if where != op.name and where not in str(err):
+    where = describe_node(node)
+    if where != node.name and where not in str(err):
         err.args = (f"{err.args[0] if err.args else ''}\n  (node: {where})",) + err.args[1:]
     return err

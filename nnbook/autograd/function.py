@@ -22,6 +22,7 @@ import inspect
 
 
 from ..errors import SignatureError, message
+from ..tensor import Tensor
 from .custom import definition_site, positional_names, run_custom
 
 
@@ -65,8 +66,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        from ..tensor import Tensor
-
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
         return run_custom(
@@ -74,7 +73,7 @@ class Function:
             forward=lambda *a: cls.forward(ctx, *a),
             recompute=lambda *a: cls.forward(FunctionCtx(needs), *a),
             rule=lambda out, douts: cls.backward(ctx, *douts),
-            forward_site=definition_site(cls.forward), rule_site=definition_site(cls.backward),
+            forward_def=cls.forward, rule_def=cls.backward,
             teach=getattr(cls, "teaching", True))
 
 

@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import GradcheckError, InputError, fmt_shape, message
-from ..tensor import Tensor, no_grad
+from ..context import no_grad
+from ..tensor import Tensor, _wrap
+from .custom import positional_names, teaching_mode
+from .numerical import diagnose, numerical_vjp
 
 
 @dataclass(frozen=True)
@@ -108,8 +111,6 @@ def _input_names(fn, n: int) -> list[str]:
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, type) and hasattr(owner, "forward"):  # Function.apply
         fn = owner.forward
-        from .custom import positional_names
-
         names, _ = positional_names(fn)
         return [names[i] if i < len(names) else f"input {i}" for i in range(n)]
     if hasattr(fn, "forward") and not inspect.isfunction(fn):  # a Module
@@ -145,78 +146,8 @@ def _outputs(result) -> list[Tensor]:
     return outs
 
 
-def diagnose(analytical: np.ndarray, numerical: np.ndarray, x: np.ndarray, name: str,
-             doubled: np.ndarray | None = None) -> str:
-    """Name a pattern in the numbers, only when the numbers show it.
-
-    ``doubled`` is the analytical gradient computed again with dout doubled; a
-    right rule doubles too, a rule that ignores dout does not.
-    """
-    scale = max(float(np.abs(numerical).max()), 1e-12)
-
-    def close(u, v):
-        return np.allclose(u, v, rtol=1e-3, atol=1e-6 * scale)
-
-    if not np.any(analytical):
-        return (f"the analytical gradient for '{name}' is all zeros: was '{name}' used, and "
-                "does the backward return a gradient for it?")
-    if doubled is not None and np.allclose(doubled, analytical, rtol=1e-6, atol=1e-12):
-        hint = ""
-        if x.size > 1:
-            c = constant_factor(analytical, x)
-            if c is not None:
-                hint = (f" It equals {_times(c)}{name} itself: did you return "
-                        f"{_times(c)}{name} instead of something times dout?")
-        return ("the gradient does not scale with dout (doubling the incoming gradient left "
-                "it unchanged): a backward rule must multiply by dout, the gradient "
-                "arriving from the layers after it." + hint)
-    if x.size > 1:
-        c = constant_factor(analytical, x)
-        if c is not None and not close(numerical, analytical):
-            return (f"the analytical gradient is {_times(c)}the input '{name}' itself: did you "
-                    f"return {_times(c)}{name} instead of something times dout?")
-    if close(analytical, -numerical):
-        return "the analytical gradient has the wrong sign everywhere."
-    c = constant_factor(analytical, numerical)
-    if c is not None and c > 0:
-        return f"the analytical gradient is {c:.4g} times the right one: a constant factor is off."
-    return ""
-
-
-def constant_factor(u: np.ndarray, v: np.ndarray):
-    """c if u == c * v (for a constant c, u and v not all zero), else None."""
-    vv = float(v.ravel() @ v.ravel())
-    if vv == 0:
-        return None
-    c = float(u.ravel() @ v.ravel()) / vv
-    if c == 0 or not np.allclose(u, c * v, rtol=1e-4, atol=1e-9 * max(np.abs(u).max(), 1e-12)):
-        return None
-    return c
-
-
-def _times(c: float) -> str:
-    return "" if abs(c - 1) < 1e-4 else f"{c:.4g} * "
-
-
-def numerical_vjp(loss_value, x: np.ndarray, eps: float) -> np.ndarray:
-    """d loss / d x by central differences, perturbing ``x`` in place element by element."""
-    numerical = np.zeros(x.shape)
-    flat = x.reshape(-1)  # a view: writing it perturbs x
-    for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + eps
-        plus = loss_value()
-        flat[i] = old - eps
-        minus = loss_value()
-        flat[i] = old
-        numerical.flat[i] = (plus - minus) / (2 * eps)
-    return numerical
-
-
 def gradcheck_report(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=90210) -> GradcheckReport:
     """Run the comparison and return the report without raising."""
-    from .custom import teaching_mode
-
     with teaching_mode(False):  # the report says it all: no second opinion on stderr
         return _gradcheck_report(fn, inputs, eps, atol, rtol, seed)
 
@@ -233,8 +164,8 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
             hint="create the inputs you want checked with requires_grad=True, in float64: "
             "nb.randn(3, 4, dtype=nb.float64, requires_grad=True)."))
     # float64 copies, so rounding does not hide or fake an error, and user tensors stay untouched
-    copies = tuple(Tensor(x.data.astype(np.float64), requires_grad=True) if c
-                   else (Tensor(x.data) if isinstance(x, Tensor) else x)
+    copies = tuple(_wrap(x._array.astype(np.float64), requires_grad=True) if c
+                   else (x.detach() if isinstance(x, Tensor) else x)
                    for x, c in zip(inputs, checked))
     notes = []
     if any(c and x.dtype != np.float64 for x, c in zip(inputs, checked)):
@@ -249,11 +180,11 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
         total = None
         for o, d in zip(outs, douts):
             if o.requires_grad:
-                term = (o * Tensor((scale * d).astype(o.dtype))).sum()
+                term = (o * _wrap((scale * d).astype(o._array.dtype))).sum()
                 total = term if total is None else total + term
         if total is not None:
-            total.backward()
-        return [x.grad.data.copy() if c and x.grad is not None else None
+            total.backward(retain_graph=True)
+        return [x.grad._array.copy() if c and x.grad is not None else None
                 for x, c in zip(copies, checked)]
 
     doubled = analytical_grads(2.0)
@@ -262,7 +193,7 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
     def loss_value():
         with no_grad():
             res = _outputs(fn(*copies))
-        return sum(float(np.sum(r.data.astype(np.float64) * d)) for r, d in zip(res, douts))
+        return sum(float(np.sum(r._array.astype(np.float64) * d)) for r, d in zip(res, douts))
 
     results = []
     for x, c, name, g, g2 in zip(copies, checked, names, grads, doubled):
@@ -271,7 +202,7 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
             results.append(InputCheck(name, shape, checked=False))
             continue
         analytical = g if g is not None else np.zeros(shape)
-        numerical = numerical_vjp(loss_value, x.data, eps)
+        numerical = numerical_vjp(loss_value, x._array, eps)
         err = np.abs(analytical - numerical)
         bad = err > atol + rtol * np.abs(numerical)
         worst = np.unravel_index(int(np.argmax(err)), shape) if shape else ()
@@ -281,7 +212,7 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
             numerical=float(numerical[worst]), analytical=float(analytical[worst]),
             max_abs_error=float(err.max()) if err.size else 0.0,
             mismatches=int(bad.sum()),
-            diagnosis="" if not bad.any() else diagnose(analytical, numerical, x.data, name, g2),
+            diagnosis="" if not bad.any() else diagnose(analytical, numerical, x._array, name, g2),
         ))
     return GradcheckReport(_function_name(fn), tuple(results), eps, atol, rtol, tuple(notes))
 

@@ -86,7 +86,7 @@ class DepthwiseConv(nb.autograd.Function):
     @staticmethod
     def forward(ctx, x, weight):
         ctx.save_for_backward(x, weight)
-        xd, wd = x.numpy(), weight.numpy()
+        xd, wd = x.detach().numpy(), weight.detach().numpy()
         kh, kw = wd.shape[2:]
         h_out, w_out = xd.shape[2] - kh + 1, xd.shape[3] - kw + 1
         out = np.zeros(xd.shape[:2] + (h_out, w_out), dtype=xd.dtype)
@@ -98,7 +98,7 @@ class DepthwiseConv(nb.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         x, weight = ctx.saved_tensors
-        xd, wd, g = x.numpy(), weight.numpy(), grad_output.numpy()
+        xd, wd, g = x.detach().numpy(), weight.detach().numpy(), grad_output.numpy()
         kh, kw = wd.shape[2:]
         h_out, w_out = g.shape[2:]
         grad_x = np.zeros_like(xd)          # (N, C, H, W)

@@ -10,7 +10,7 @@ import numpy as np
 import nnbook as nb
 from .. import nn
 from ..errors import InputError, message
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .general import check_bprop, check_function, check_layer
 from .harness import _GENERIC_UNFINISHED, SEED, _attempt, _seeded
 from .results import FAIL, PASS, CheckResult, _html, _mark_html
@@ -157,11 +157,11 @@ def _softplus_reference(x):
 
 def _stable_forward(checks, fn):
     """Softplus: the forward must stay finite and right far from zero."""
-    x = Tensor(_EXTREMES.copy())
+    x = _wrap(_EXTREMES.copy())
     ok, y = _attempt(checks, "forward", lambda: fn.apply(x), _GENERIC_UNFINISHED)
     if not ok:
         return
-    y = np.asarray(y.data if isinstance(y, Tensor) else y, dtype=np.float64)
+    y = np.asarray(y._array if isinstance(y, Tensor) else y, dtype=np.float64)
     want = _softplus_reference(_EXTREMES)
     bad = ~np.isclose(y, want, rtol=1e-9, atol=1e-12)
     if bad.any():
@@ -177,11 +177,11 @@ def _stable_forward(checks, fn):
 
 def _stable_gradient(checks, fn):
     """Softplus: the gradient must stay finite far from zero too."""
-    x = Tensor(_EXTREMES.copy(), requires_grad=True)
+    x = _wrap(_EXTREMES.copy(), requires_grad=True)
     ok, _ = _attempt(checks, "backward", lambda: fn.apply(x).sum().backward(), _GENERIC_UNFINISHED)
     if not ok:
         return
-    grad = None if x.grad is None else x.grad.data
+    grad = None if x.grad is None else x.grad._array
     want = 1 / (1 + np.exp(-_EXTREMES))
     wrong = (np.ones(want.shape, dtype=bool) if grad is None
              else ~np.isclose(grad, want, rtol=1e-6, atol=1e-12))
@@ -201,7 +201,7 @@ def _pytorch_init(checks, layer):
     in_features = layer.weight.shape[1]
     bound = 1 / np.sqrt(in_features)
     for name, param in layer.named_parameters():
-        values = param.data.astype(np.float64)
+        values = param._array.astype(np.float64)
         if not values.any():
             checks.fail(f"'{name}' starts as all zeros; nn.Linear draws it uniformly from "
                         f"(-{bound:.3g}, {bound:.3g})",
@@ -235,12 +235,12 @@ def _without_bias(checks, cls):
         checks.fail(f"{cls.__name__}(7, 5, bias=False) has parameters {names}, not just "
                     "['weight']", "with bias=False set self.bias = None.")
         return
-    x = Tensor(np.random.default_rng(SEED).standard_normal((3, 7)).astype(plain.weight.dtype))
+    x = _wrap(np.random.default_rng(SEED).standard_normal((3, 7)).astype(plain.weight._array.dtype))
     ok, y = _attempt(checks, "forward without bias", lambda: plain(x), _GENERIC_UNFINISHED)
     if not ok:
         return
-    want = x.data @ plain.weight.data.T
-    if getattr(y, "shape", None) != want.shape or not np.allclose(y.data, want, rtol=1e-4,
+    want = x._array @ plain.weight._array.T
+    if getattr(y, "shape", None) != want.shape or not np.allclose(y._array, want, rtol=1e-4,
                                                                   atol=1e-6):
         checks.fail(f"{cls.__name__}(7, 5, bias=False) does not compute x @ weight.T",
                     "when self.bias is None, return x @ self.weight.T alone.")

@@ -11,7 +11,7 @@ import numpy as np
 from .. import nn
 from ..autograd import Function
 from ..errors import fmt_shape
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .harness import (_GENERIC_UNFINISHED, SEED, _arg_names, _attempt, _check_forward,
                       _check_gradients, _fresh, _Leaf, _make_args, _name, _quiet, _seeded)
 from .results import CheckResult, _Checks, _count
@@ -148,7 +148,7 @@ def check_layer(layer, *args, input_shape, reference=None, expected=None, title=
             return checks.result()
         layer.double()
         for _, param in layer.named_parameters():
-            param.data = np.ascontiguousarray(param.data)  # perturbed in place below
+            param.data = np.ascontiguousarray(param._array)  # perturbed in place below
         if reference is not None:
             reference = copy.deepcopy(reference).double()
             reference.load_state_dict(layer.state_dict())
@@ -158,7 +158,7 @@ def check_layer(layer, *args, input_shape, reference=None, expected=None, title=
         (x,), leaves = _make_args([x], [x_name], "no gradient reached the input '{name}': "
                                   "compute the output from it with nnbook operations (not "
                                   "numpy, not .data), so that autograd can follow.")
-        ref = None if expected is None else (lambda: expected(Tensor(x.data.copy())))
+        ref = None if expected is None else (lambda: expected(_wrap(x._array.copy())))
         label = (f"{type(reference).__name__} with your parameters copied in"
                  if reference is not None else "the expected values")
         if _check_forward(checks, "forward", lambda: layer(x), leaves, ref, label,

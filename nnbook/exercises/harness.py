@@ -17,9 +17,11 @@ import numpy as np
 import nnbook as nb
 from ..autograd import teaching_mode
 from ..autograd.custom import positional_names
-from ..autograd.gradcheck import constant_factor, numerical_vjp
+from ..autograd.numerical import constant_factor, numerical_vjp
 from ..errors import ContractError, NnbookError, describe_frame, fmt_shape
-from ..tensor import Tensor, no_grad
+from ..context import no_grad
+from ..random import default_generator
+from ..tensor import Tensor, _wrap
 from .results import _Checks
 
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3  # nb.gradcheck's defaults
@@ -46,7 +48,7 @@ def _quiet():
 @contextlib.contextmanager
 def _seeded(seed: int):
     """nnbook's generator seeded for a block, then put back as it was."""
-    bits = nb.generator().bit_generator
+    bits = default_generator.numpy.bit_generator
     saved = bits.state
     bits.state = np.random.default_rng(seed).bit_generator.state
     try:
@@ -136,9 +138,9 @@ def _make_args(values, names, missing_hint):
     """float64 leaves (copies) for floating point inputs; other values pass unchanged."""
     args, leaves = [], []
     for value, name in zip(values, names):
-        array = value.data if isinstance(value, Tensor) else value
+        array = value._array if isinstance(value, Tensor) else value
         if isinstance(array, np.ndarray) and array.dtype.kind == "f":
-            leaf = Tensor(np.array(array, dtype=np.float64, order="C"), requires_grad=True)
+            leaf = _wrap(np.array(array, dtype=np.float64, order="C"), requires_grad=True)
             leaves.append(_Leaf(name, leaf, missing_hint.format(name=name)))
             args.append(leaf)
         else:
@@ -152,7 +154,7 @@ def _describe_inputs(leaves) -> str:
 
 def _fresh(args):
     """Copies of the arguments outside any graph, for a reference to run on."""
-    return [Tensor(a.data.copy()) if isinstance(a, Tensor) else a for a in args]
+    return [_wrap(a._array.copy()) if isinstance(a, Tensor) else a for a in args]
 
 
 # --------------------------------------------------------------------------
@@ -178,7 +180,7 @@ def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hi
                     "keep the inputs' dtype (e.g. np.zeros(shape, dtype=x.dtype)): "
                     "gradients are checked in float64.")
         return None
-    bad = next((o for o in outs if not np.isfinite(o.data).all()), None)
+    bad = next((o for o in outs if not np.isfinite(o._array).all()), None)
     if bad is not None:
         checks.fail(f"{part} gives nan or inf on ordinary inputs ({_describe_inputs(leaves)})",
                     "look for a division by zero, a log of a negative number or an overflow.")
@@ -191,7 +193,7 @@ def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hi
     ok, value = _attempt(checks, "expected(...)", expected, _GENERIC_UNFINISHED)
     if not ok:
         return None
-    wanted = [np.asarray(w.data if isinstance(w, Tensor) else w, dtype=np.float64)
+    wanted = [np.asarray(w._array if isinstance(w, Tensor) else w, dtype=np.float64)
               for w in _outputs(value)]
     if [o.shape for o in outs] != [w.shape for w in wanted]:
         checks.fail(f"{part} returns shape {shapes}; {expected_label} has shape "
@@ -200,13 +202,13 @@ def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hi
                     f"should have shape {', '.join(fmt_shape(w.shape) for w in wanted)}.")
         return None
     for out, want in zip(outs, wanted):
-        wrong = ~np.isclose(out.data, want, rtol=1e-6, atol=1e-9)
+        wrong = ~np.isclose(out._array, want, rtol=1e-6, atol=1e-9)
         if wrong.any():
             at = np.unravel_index(int(np.argmax(wrong)), wrong.shape)
             checks.fail(f"{part} differs from {expected_label}",
                         f"go through {part} again with the formula in the task; try it on "
                         "one number by hand.",
-                        f"at element [{_index(at)}]: yours {float(out.data[at]):.4g}, expected "
+                        f"at element [{_index(at)}]: yours {float(out._array[at]):.4g}, expected "
                         f"{float(want[at]):.4g} ({int(wrong.sum())} of {wrong.size} elements "
                         "differ)")
             return None
@@ -237,13 +239,13 @@ def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=T
         for leaf in leaves:
             leaf.tensor.grad = None
         outs = _outputs(run())
-        terms = [(o * Tensor(scale * d)).sum() for o, d in zip(outs, douts) if o.requires_grad]
+        terms = [(o * _wrap(scale * d)).sum() for o, d in zip(outs, douts) if o.requires_grad]
         if terms:
             total = terms[0]
             for term in terms[1:]:
                 total = total + term
-            total.backward()
-        return [None if leaf.tensor.grad is None else leaf.tensor.grad.data.copy()
+            total.backward(retain_graph=True)
+        return [None if leaf.tensor.grad is None else leaf.tensor.grad._array.copy()
                 for leaf in leaves]
 
     ok, runs = _attempt(checks, part, lambda: (analytical(2.0), analytical(1.0)), todo_hint)
@@ -258,10 +260,10 @@ def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=T
     def loss():
         with no_grad():
             outs = _outputs(run())
-        return sum(float(np.sum(o.data.astype(np.float64) * d)) for o, d in zip(outs, douts))
+        return sum(float(np.sum(o._array.astype(np.float64) * d)) for o, d in zip(outs, douts))
 
     for leaf, grad, grad2 in zip(leaves, grads, doubled):
-        x = leaf.tensor.data
+        x = leaf.tensor._array
         numerical = numerical_vjp(loss, x, EPS)
         if grad is None:
             if np.allclose(numerical, 0, atol=ATOL):

@@ -267,7 +267,7 @@ def _row(t, kind, path, label, module, paths, in_model, held, optimizer, backwar
     group = held[id(t)][0] if id(t) in held else None
     grad_norm = None
     if t.grad is not None:
-        g = np.asarray(t.grad.data, dtype=np.float64)
+        g = np.asarray(t.grad._array, dtype=np.float64)
         grad_norm = float(np.sqrt((g * g).sum()))
     flags = []
     if kind == "parameter":
@@ -283,7 +283,7 @@ def _row(t, kind, path, label, module, paths, in_model, held, optimizer, backwar
             flags.append("nonfinite_gradient")
     if len(paths) > 1:
         flags.append("shared")
-    return ParameterRow(kind, path, label, module, paths, tuple(t.shape), int(t.data.size),
+    return ParameterRow(kind, path, label, module, paths, tuple(t.shape), t.numel(),
                         trainable, in_model, in_optimizer, group, grad_norm, tuple(flags))
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import context
 from ..autograd import engine
-from ..errors import fmt_shape
-from ..nn import module as module_mod
-from ..tensor import Tensor, observe
+from ..errors import describe_frame, fmt_shape, user_site
+from ..tensor import Tensor, gradients
 
 
 # --------------------------------------------------------------------------
@@ -53,6 +53,7 @@ class OpNode:
     inputs: tuple               # per input: ("node", id) or ("leaf", name) or ("const", "")
     site: str | None            # the user's source line that created it
     out: np.ndarray | None = field(default=None, repr=False, compare=False)
+    input_names: tuple = ()     # the op's names for its inputs ('x', 'weight', 'bias')
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class GradStats:
         g = param.grad
         if g is None:
             return cls(path, tuple(param.shape), 0.0, 0.0, 0.0, 1.0, False)
-        d = g.data.astype(np.float64)
+        d = g._array.astype(np.float64)
         return cls(path, tuple(param.shape), float(np.sqrt((d * d).sum())),
                    float(d.mean()) if d.size else 0.0,
                    float(np.abs(d).max()) if d.size else 0.0,
@@ -169,29 +170,32 @@ class Recording:
 # Recording
 # --------------------------------------------------------------------------
 
-class _Recorder:
-    def __init__(self, model, keep_values: bool):
+class _Recorder(context.Observer):
+    def __init__(self, model, keep_values: bool, sites: bool):
         self.model = model
-        self.keep_values = keep_values
+        self.keep_values, self.sites = keep_values, sites
         self.calls, self.depth = [], 0
         self.nodes: dict[int, OpNode] = {}     # id(op) -> node
         self.steps: list[BackwardStep] = []
         self.leaf_names = _leaf_names(model)
 
-    def on_call(self, event, module, path, inputs, output):
-        if event == "start":
-            self.depth += 1
-            return
+    def module_started(self, module, path, inputs):
+        self.depth += 1
+
+    def module_ended(self, module, path, inputs, output):
         self.depth -= 1
         self.calls.append(ModuleCall(path, type(module).__name__,
                                      tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor)),
                                      _out_shape(output), self.depth))
 
-    def on_op(self, op, inputs, out):
+    def op_ran(self, op, inputs, out):
+        site = user_site(1) if self.sites else None
+        layer = context.current_layer()
         self.nodes[id(op)] = node_of(op, inputs, out, len(self.nodes), self.leaf_names,
-                                     self.nodes, keep=out.data if self.keep_values else None)
+                                     self.nodes, keep=out._array if self.keep_values else None,
+                                     layer=layer, site=site)
 
-    def on_backward(self, op, grad_out, grads):
+    def backward_step(self, op, grad_out, grads):
         node = self.nodes.get(id(op))
         self.steps.append(_step(len(self.steps), node.id if node else -1, op, grad_out, grads))
 
@@ -207,11 +211,8 @@ def _out_shape(output):
 
 
 def _layer_text(op):
-    layer = getattr(op, "__dict__", {}).get("layer")
-    if not layer:
-        return None
-    path, cls = layer
-    return f"{path} ({cls})" if path else cls
+    layer = getattr(op, "layer", None)
+    return context.layer_name(*layer) if layer else None
 
 
 class _LeafNames(dict):
@@ -243,18 +244,22 @@ def _leaf_names(model) -> _LeafNames:
     return _LeafNames(model)
 
 
-def node_of(op, inputs, out, index, leaf_names, nodes, keep=None) -> OpNode:
+def node_of(op, inputs, out, index, leaf_names, nodes, keep=None, parents=None, layer=None,
+            site=None) -> OpNode:
     refs = []
-    for t in inputs:
-        if t._op is not None and id(t._op) in nodes:
-            refs.append(("node", nodes[id(t._op)].id))
-        elif t._op is None and t.requires_grad:
+    parents = parents if parents is not None else [t.grad_fn for t in inputs]
+    for t, parent in zip(inputs, parents):
+        if parent is not None and id(parent) in nodes:
+            refs.append(("node", nodes[id(parent)].id))
+        elif parent is None and t.requires_grad:
             refs.append(("leaf", leaf_names.leaf(t)))
         else:
             refs.append(("const", leaf_names.get(id(t), "")))
-    return OpNode(index, op.name, _layer_text(op), tuple(tuple(t.shape) for t in inputs),
-                  tuple(out.shape), tuple(refs), getattr(op, "__dict__", {}).get("site"),
-                  keep)
+    if site is None and op.__dict__.get("site"):
+        site = op.site
+    return OpNode(index, op.name, layer or _layer_text(op), tuple(tuple(t.shape) for t in inputs),
+                  tuple(out.shape), tuple(refs), describe_frame(*site) if site else None,
+                  keep, tuple(op.input_names(len(inputs))))
 
 
 def _norm(a):
@@ -277,15 +282,12 @@ def record(model=None, keep_values: bool = False, sites: bool = True):
     The yielded object becomes a :class:`Recording` when the block ends: use
     ``rec.result`` inside the block, or the attributes after it.
     """
-    recorder = _Recorder(model, keep_values)
+    recorder = _Recorder(model, keep_values, sites)
     holder = _RecordingHolder()
-    previous_call, previous_bwd = module_mod.call_hook, engine.backward_hook
-    module_mod.call_hook, engine.backward_hook = recorder.on_call, recorder.on_backward
     try:
-        with observe(sites=sites, hook=recorder.on_op):
+        with context.watching(recorder):
             yield holder
     finally:
-        module_mod.call_hook, engine.backward_hook = previous_call, previous_bwd
         holder._set(recorder.result())
 
 
@@ -319,37 +321,44 @@ def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
     """Replay the backward of ``root`` step by step without touching any ``.grad``.
 
     ``model`` names the leaves: a Module (parameter paths) or a dict {name: tensor}.
+    The graph is kept (``retain_graph``), so ``root.backward()`` still works after.
 
     The graph comes from the tensors themselves, so ``out`` of every node is
     there (each node's output is held by the node that consumes it).
     """
-    if root._op is None:
+    if root.grad_fn is None:
         return BackwardTrace((), ())
-    order = engine.topological_order(root._op)
-    outputs = {id(root._op): root}
+    order = engine.topological_order([root.grad_fn])
+    outputs = {id(root.grad_fn): root}
     for op in order:
-        for t in op.inputs:
-            if t._op is not None:
-                outputs[id(t._op)] = t
+        for t, parent in zip(op.inputs, op.parents):
+            if parent is not None:
+                outputs.setdefault(id(parent), t)
     leaf_names = _leaf_names(model)
     nodes: dict[int, OpNode] = {}
     for op in order:
         out = outputs[id(op)]
-        nodes[id(op)] = node_of(op, op.inputs, out, len(nodes), leaf_names, nodes, keep=out.data)
-    steps: list[BackwardStep] = []
-    grad = np.ones(root.shape, dtype=root.dtype) if gradient is None else \
-        np.asarray(getattr(gradient, "data", gradient), dtype=root.dtype)
-
-    def hook(op, grad_out, grads):
-        steps.append(_step(len(steps), nodes[id(op)].id, op, grad_out, grads))
-    leaf = engine.run_backward(root, grad, accumulate=False, hook=hook)
+        nodes[id(op)] = node_of(op, op.inputs, out, len(nodes), leaf_names, nodes,
+                                keep=out._array, parents=op.parents)
+    steps = _StepCollector(nodes)
+    with context.watching(steps):
+        found = gradients([root], [gradient], retain_graph=True)
     leaves, seen = [], set()
     for op in order:
-        for t in op.inputs:
-            if t._op is None and id(t) in leaf and id(t) not in seen:
+        for t, parent in zip(op.inputs, op.parents):
+            if parent is None and id(t) in found and id(t) not in seen and \
+                    found[id(t)][1] is not None:
                 seen.add(id(t))
-                leaves.append((leaf_names.leaf(t), tuple(t.shape), leaf[id(t)]))
-    return BackwardTrace(tuple(nodes.values()), tuple(steps), tuple(leaves))
+                leaves.append((leaf_names.leaf(t), tuple(t.shape), found[id(t)][1]))
+    return BackwardTrace(tuple(nodes.values()), tuple(steps.steps), tuple(leaves))
+
+
+class _StepCollector(context.Observer):
+    def __init__(self, nodes):
+        self.nodes, self.steps = nodes, []
+
+    def backward_step(self, op, grad_out, grads):
+        self.steps.append(_step(len(self.steps), self.nodes[id(op)].id, op, grad_out, grads))
 
 
 class GradientHistory:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import context, dtypes
 from ..errors import InputError, NnbookError, ShapeError, fmt_shape, message
-from ..nn import module as module_mod
-from ..tensor import DEFAULT_FLOAT, Tensor, meta_tensor, no_grad, observe
+from ..tensor import Tensor, meta_tensor
 from . import cost
 
 
@@ -129,25 +129,26 @@ def _as_shapes(input_shape) -> list[tuple]:
     return [tuple(int(s) for s in items)]
 
 
-class _Tracer:
+class _Tracer(context.Observer):
     """Collects steps from module-call and op events during a shape-only forward."""
+
+    meta = True  # ops run their shape rules only
 
     def __init__(self, model):
         self.model = model
         self.steps: list[ShapeStep] = []
         self.calls: list[dict] = []   # modules running now: their inputs and collected ops
 
-    def on_call(self, event, module, path, inputs, output):
-        if event == "start":
-            self.calls.append({"module": module, "path": path, "inputs": inputs,
-                               "formula": [], "mult_adds": 0,
-                               "leaf": not module._modules})
-            return
+    def module_started(self, module, path, inputs):
+        self.calls.append({"module": module, "path": path, "inputs": inputs,
+                           "formula": [], "mult_adds": 0, "leaf": not module._modules})
+
+    def module_ended(self, module, path, inputs, output):
         call = self.calls.pop()
         if call["leaf"] or len(self.calls) == 0 and not self.steps:
             self.add_layer_step(call, output)
 
-    def on_op(self, op, inputs, out):
+    def op_ran(self, op, inputs, out):
         call = self.calls[-1] if self.calls else None
         formula = tuple(op.formula(*inputs)) if hasattr(op, "formula") else ()
         macs = cost.mult_adds(op, inputs, out.shape)
@@ -218,18 +219,14 @@ def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:
     """
     shapes = _as_shapes(input_shape)
     if dtype is None:  # the model's own float dtype (a .double() model gets float64 inputs)
-        dtype = next((p.dtype for p in model.parameters()), DEFAULT_FLOAT)
+        dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
     inputs = [meta_tensor(s, dtype) for s in shapes]
     tracer = _Tracer(model)
-    previous = module_mod.call_hook
-    module_mod.call_hook = tracer.on_call
     error, output = None, None
     try:
-        with no_grad(), observe(meta=True, hook=tracer.on_op):
+        with context.no_grad(), context.watching(tracer):
             output = model(*inputs)
     except NnbookError as err:  # a mistake in the model: shapes, dtypes, arguments
         error = tracer.add_error_step(err)
-    finally:
-        module_mod.call_hook = previous
     return ShapeTrace(model=type(model).__name__, input_shapes=tuple(shapes),
                       steps=tuple(tracer.steps), output_shape=_shape_of(output), error=error)

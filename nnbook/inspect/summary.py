@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ShapeError, fmt_shape
-from ..tensor import DEFAULT_FLOAT
+from .. import dtypes
 from .shapes import ShapeTrace, infer_shapes
 
 
@@ -133,7 +133,7 @@ def summary(model, input_shape, dtype=None) -> Summary:
                                step.trainable and step.kind == "layer", step.depth))
     params = list(model.parameters())  # unique, even when shared
     if dtype is None:
-        dtype = next((p.dtype for p in model.parameters()), DEFAULT_FLOAT)
+        dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
     itemsize = np.dtype(dtype).itemsize
     activations = sum(math.prod(s.output_shape) for s in trace.steps
                       if s.output_shape is not None) * itemsize

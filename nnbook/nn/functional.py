@@ -18,7 +18,8 @@ from ..errors import DTypeError, InputError, current_layer, fmt_shape, message
 from ..ops import nnops
 from ..ops.linalg import Linear
 from ..ops.shape import Pad
-from ..tensor import Tensor, apply, generator
+from ..random import numpy_generator
+from ..tensor import Tensor, _wrap, apply
 
 __all__ = [
     "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
@@ -56,7 +57,7 @@ def _data(fn: str, name: str, value) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, np.ndarray):
-        return Tensor(value)
+        return _wrap(value)
     _fail(fn, f"{name} must be an nnbook Tensor or a numpy array, got {_describe(value)}.",
           cls=DTypeError, hint=f"wrap it: nb.tensor({name}).")
 
@@ -65,7 +66,7 @@ def _array(fn: str, name: str, value):
     """A constant handed to an op's constructor (class weights, running statistics)."""
     if value is None or isinstance(value, np.ndarray):
         return value
-    return _data(fn, name, value).data
+    return _data(fn, name, value)._array
 
 
 def _reduction(fn: str, size_average, reduce, reduction: str) -> str:
@@ -193,7 +194,7 @@ def batch_norm_counted(input, running_mean, running_var, weight=None, bias=None,
     if weight is not None or bias is not None:
         # bias without weight: a constant weight of ones (no gradient) takes its place
         tensors.append(_tensor(fn, "weight", weight) if weight is not None
-                       else Tensor(np.ones(input.shape[1:2], dtype=input.dtype)))
+                       else _wrap(np.ones(input.shape[1:2], dtype=input._array.dtype)))
     if bias is not None:
         tensors.append(_tensor(fn, "bias", bias))
     return apply(op, *tensors)
@@ -206,7 +207,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     returned value.
     """
     input = _tensor("dropout", "input", input)
-    return apply(nnops.Dropout(generator(), p, training), input)
+    return apply(nnops.Dropout(numpy_generator(), p, training), input)
 
 
 # ---------------------------------------------------------------------------
@@ -327,11 +328,11 @@ def _index_pad(input, pad, mode):
         before, after = pad[2 * i], pad[2 * i + 1]
         size = input.shape[dim]
         pos = np.arange(-before, size + after)
-        out = out[(slice(None),) * dim + (_wrap(pos, size, mode, before, after),)]
+        out = out[(slice(None),) * dim + (_border_positions(pos, size, mode, before, after),)]
     return out
 
 
-def _wrap(pos, size, mode, before, after):
+def _border_positions(pos, size, mode, before, after):
     """Map positions outside 0..size-1 back inside, the way ``mode`` reads the border."""
     if mode == "replicate":
         if size == 0:

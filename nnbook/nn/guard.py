@@ -6,9 +6,8 @@ even handed the second conv the first one's cached weight.  In nnbook, building
 a Module or a Parameter while any module's forward runs stops at once with an
 error that says where, why, and how to fix it (build in ``__init__``).
 
-``running`` is the stack of (module, path) whose forward is running, outermost
-first; ``nnbook.errors.module_stack`` holds the same entries as
-(path, class name) for the lower layers, which must not know what a Module is.
+The running forwards are ``nnbook.context.module_stack``: (path, module) pairs,
+outermost first, pushed and popped by ``Module.__call__``.
 """
 from __future__ import annotations
 
@@ -16,9 +15,11 @@ import contextlib
 
 import numpy as np
 
+from .. import context
+from ..context import layer_name
 from ..errors import NnbookError, fmt_shape, message
+from ..tensor import Tensor
 
-running: list = []  # [(module, path)], pushed and popped by Module.__call__
 _allowed = 0        # depth of allow_build_in_forward() blocks
 
 
@@ -50,21 +51,19 @@ class allow_build_in_forward(contextlib.ContextDecorator):
         return False
 
 
-def describe_layer(path: str, cls_name: str) -> str:
-    """'features.2 (Conv2d)', or just 'Net' for the outermost module."""
-    return f"{path} ({cls_name})" if path else cls_name
+describe_layer = layer_name  # 'features.2 (Conv2d)', or just 'Net' for the outermost module
 
 
 def building_forbidden() -> bool:
-    return bool(running) and not _allowed
+    return bool(context.module_stack) and not _allowed
 
 
 def check_build(what: str, example: str, noun: str = "layer") -> None:
     """Raise BuildInForwardError if a forward is running; ``what`` is the thing being built,
     a "layer" or a "parameter"."""
-    if not running or _allowed:
+    if not context.module_stack or _allowed:
         return
-    module, path = running[-1]
+    path, module = context.module_stack[-1]
     owner = describe_layer(path, type(module).__name__)
     raise BuildInForwardError(message(
         f"{what} was built while {type(module).__name__}.forward() was running.",
@@ -86,8 +85,6 @@ def check_build(what: str, example: str, noun: str = "layer") -> None:
 # -- describing the layer being built ---------------------------------------------
 
 def _short(value) -> str:
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         return f"{type(value).__name__} of shape {fmt_shape(value.shape)}"
     if isinstance(value, np.ndarray):

@@ -14,11 +14,15 @@ import math
 import numpy as np
 
 from ..errors import InputError, fmt_shape, message
-from ..tensor import generator
+from ..context import no_grad
+from ..random import numpy_generator
+from ..tensor import _wrap
 
 
-def _fill(tensor, values: np.ndarray):
-    tensor.data[...] = values.astype(tensor.dtype, copy=False)
+def _fill(tensor, values):
+    """Write ``values`` into ``tensor`` (outside the graph, as PyTorch's init does)."""
+    with no_grad():
+        tensor.copy_(_wrap(np.asarray(values)))
     return tensor
 
 
@@ -54,16 +58,15 @@ def _calculate_fan_in_and_fan_out(tensor) -> tuple[int, int]:
 
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0):
-    return _fill(tensor, generator().uniform(a, b, size=tensor.shape))
+    return _fill(tensor, numpy_generator().uniform(a, b, size=tensor.shape))
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0):
-    return _fill(tensor, generator().normal(mean, std, size=tensor.shape))
+    return _fill(tensor, numpy_generator().normal(mean, std, size=tensor.shape))
 
 
 def constant_(tensor, val: float):
-    tensor.data[...] = val
-    return tensor
+    return _fill(tensor, val)
 
 
 def zeros_(tensor):

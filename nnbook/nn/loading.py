@@ -9,7 +9,7 @@ from ..tensor import Tensor
 
 
 def _as_array(key: str, value) -> np.ndarray:
-    array = value.data if isinstance(value, Tensor) else value
+    array = value._array if isinstance(value, Tensor) else value
     try:
         array = np.asarray(array)
     except Exception:  # numpy refuses some objects outright
@@ -97,7 +97,8 @@ def check_and_load(module, state_dict, strict: bool = True):
     # Everything fits: now copy, in place, so optimizers keep pointing at the same arrays.
     for key, array in arrays.items():
         target = own[key]
-        np.copyto(target.data, array, casting="unsafe")
+        np.copyto(target._array, array, casting="unsafe")
+        target._counter[0] += 1
     return IncompatibleKeys(missing, unexpected)
 
 

@@ -14,18 +14,13 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ..errors import (DTypeError, InputError, NnbookError, message, module_stack,
-                      warn_from_user_code)
+from .. import context
+from ..errors import DTypeError, InputError, NnbookError, message, warn_from_user_code
 from ..autograd.custom import check_bprop_signature, run_bprop
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from . import guard
-from .guard import describe_layer, running
+from .guard import describe_layer
 from .parameter import Parameter, join_path
-
-# Set by nnbook.inspect while it records a pass; called as
-# call_hook("start", module, path, inputs, None) before a forward runs and
-# call_hook("end", module, path, inputs, output) after it returns.
-call_hook = None
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 
@@ -79,28 +74,30 @@ class Module:
             where=cls.__name__, hint=hint))
 
     def __call__(self, *args, **kwargs):
-        if running:
-            parent, parent_path = running[-1]
-            path = parent_path if parent is self else join_path(parent_path,
-                                                                parent._name_of(self))
-        else:
-            path = ""  # the outermost module called: messages show just its class
-        running.append((self, path))
-        module_stack.append((path, type(self).__name__))
-        hook = call_hook
+        stack = context.module_stack
+        path = self._path_in(stack[-1]) if stack else ""  # '' for the outermost model
+        stack.append((path, self))
         try:
-            if hook is None:
-                if self._has_bprop:
-                    return self._call_with_bprop(args, kwargs)
-                return self.forward(*args, **kwargs)
-            hook("start", self, path, args, None)
-            out = self._call_with_bprop(args, kwargs) if self._has_bprop else \
+            if context.observers:
+                return self._call_watched(path, args, kwargs)
+            return self._call_with_bprop(args, kwargs) if self._has_bprop else \
                 self.forward(*args, **kwargs)
-            hook("end", self, path, args, out)
-            return out
         finally:
-            running.pop()
-            module_stack.pop()
+            stack.pop()
+
+    def _path_in(self, caller) -> str:
+        """This module's dotted path, called from the running ``(path, module)``."""
+        parent_path, parent = caller
+        return parent_path if parent is self else join_path(parent_path, parent._name_of(self))
+
+    def _call_watched(self, path, args, kwargs):
+        for observer in list(context.observers):
+            observer.module_started(self, path, args)
+        out = self._call_with_bprop(args, kwargs) if self._has_bprop else \
+            self.forward(*args, **kwargs)
+        for observer in list(context.observers):
+            observer.module_ended(self, path, args, out)
+        return out
 
     # ------------------------------------------------------- custom backward
     _has_bprop = False
@@ -365,7 +362,7 @@ class Module:
             if set_to_none:
                 param.grad = None
             elif param.grad is not None:
-                param.grad = Tensor(np.zeros_like(param.grad.data))
+                param.grad = _wrap(np.zeros_like(param.grad._array))
 
     def apply(self, fn) -> Module:
         """Call ``fn(module)`` on every descendant and then on this module (for custom init)."""
@@ -397,9 +394,9 @@ class Module:
         for module in self.modules():
             for value in list(module._parameters.values()) + list(module._buffers.values()):
                 if value is not None and value.dtype.kind == "f":
-                    value.data = value.data.astype(dtype)
+                    value.data = value._array.astype(dtype)
                     if value.grad is not None:
-                        value.grad = Tensor(value.grad.data.astype(dtype))
+                        value.grad = _wrap(value.grad._array.astype(dtype))
         return self
 
     def float(self) -> Module:
@@ -425,10 +422,10 @@ class Module:
         d = self.__dict__
         for name, param in d["_parameters"].items():
             if param is not None:
-                destination[join_path(path, name)] = param if keep_vars else Tensor(param.data)
+                destination[join_path(path, name)] = param if keep_vars else param.detach()
         for name, buf in d["_buffers"].items():
             if buf is not None and name not in d["_non_persistent"]:
-                destination[join_path(path, name)] = buf if keep_vars else Tensor(buf.data)
+                destination[join_path(path, name)] = buf if keep_vars else buf.detach()
         for name, module in d["_modules"].items():
             if module is not None:
                 module._collect_state(destination, join_path(path, name), keep_vars)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import fmt_shape
-from ..tensor import Tensor, tensor
+from .. import dtypes
+from ..arrays import array_from
+from ..tensor import Tensor
 from . import guard
 
 
@@ -105,18 +107,22 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad: bool = True):
         if guard.building_forbidden():
-            shape = "()" if data is None else fmt_shape(np.shape(getattr(data, "data", data)))
+            shape = "()" if data is None else fmt_shape(np.shape(data))
             guard.check_build(f"a Parameter of shape {shape}",
                               "self.weight = nb.nn.Parameter(...)", noun="parameter")
+        counter = [0]
         if data is None:
-            array = np.empty((0,), dtype=np.float32)
-        elif isinstance(data, Tensor):
-            array = data.data
+            array = np.empty((0,), dtype=dtypes.default_float())
+        elif isinstance(data, Tensor):  # the same memory and version counter, as PyTorch
+            array, counter = data._array, data._counter
         elif isinstance(data, np.ndarray):
             array = data
         else:
-            array = tensor(data).data
-        super().__init__(array, requires_grad=requires_grad)
+            array = array_from(data, None, "nb.nn.Parameter", copy=True)
+        self._array, self.grad, self.grad_fn = array, None, None
+        self._requires_grad, self._counter, self._view = False, counter, None
+        if requires_grad:
+            self.requires_grad_(True)
         self._parents = []  # [(weakref to a Module, attribute name)]
 
     @property
@@ -136,7 +142,7 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         # copy.deepcopy: rebuild from a copy of the array; the new one belongs to no module
         # until the copied module registers it.
-        return (_rebuild_parameter, (self.data, self.requires_grad, self.grad))
+        return (_rebuild_parameter, (self._array, self.requires_grad, self.grad))
 
 
 def _rebuild_parameter(data, requires_grad, grad):

@@ -1,10 +1,9 @@
 """The protocol every op follows: a shape rule, a forward and a backward, side by side.
 
-An op is a small class.  One instance is made per call and becomes the node of
-the graph, so whatever ``forward`` saves on ``self`` is there for ``backward``::
+An op is a small class.  One instance is made per call and becomes a node of
+the graph, so whatever ``forward`` keeps on ``self`` is there for ``backward``::
 
     class Tanh(Op):
-        name = "tanh"
         def infer(self, x):             # shape rule: input specs -> output shape
             return x.shape
         def forward(self, x):           # arrays in, array out
@@ -13,20 +12,35 @@ the graph, so whatever ``forward`` saves on ``self`` is there for ``backward``::
         def backward(self, grad_out):   # y = tanh(x);  dy/dx = 1 - y**2
             return (grad_out * (1 - self.y * self.y),)
 
-Ops know nothing about Tensors.  ``infer`` only reads ``.shape`` and ``.dtype``
-of its inputs, so it runs on real tensors (to validate them before any numpy
-call) and on :class:`Spec` objects (data-free shape inference).  It raises
-:class:`~nnbook.errors.ShapeError` through :meth:`Op.fail` and returns the
-output shape.  ``backward`` returns one gradient per input (``None`` where no
-gradient is needed); the engine sums broadcast dimensions away.
+The rules of the protocol (ARCHITECTURE.md has the whole picture):
+
+* ``__init__`` takes the op's non-tensor arguments and normalises them once
+  (an int kernel size becomes a pair); errors in them are raised there.
+* ``infer`` reads only ``.shape``, ``.dtype`` and ``.ndim`` of its inputs, so it
+  runs on real tensors (to check them before any numpy call) and on
+  :class:`Spec` objects (data-free shape inference).  It returns the output
+  shape, raises through :meth:`Op.fail`, and stores nothing.
+* ``forward`` gets numpy arrays and returns one.  Before it runs, ``apply`` sets
+  ``self.needs_input_grad`` (a bool per input) so forward keeps only what
+  backward will need.
+* ``backward(grad_out)`` returns one gradient per input (``None`` where none is
+  needed); the engine sums broadcast axes away.
+
+Ops know nothing about Tensors.  A faster implementation of an op lives in
+``nnbook/kernels`` as a subclass registered with :func:`register_kernel`;
+building the op then builds the kernel instead, unless ``nb.reference_ops()``
+is on.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..errors import DimError, DTypeError, ShapeError, current_layer, fmt_shape, message
+from .. import context
+from ..errors import DimError, DTypeError, InputError, ShapeError, fmt_shape, message
 
 
 class Spec:
@@ -46,6 +60,21 @@ class Spec:
         return f"Spec{fmt_shape(self.shape)}"
 
 
+# reference op class -> the kernel class that computes it faster (see nnbook/kernels)
+_kernels: dict = {}
+
+
+def register_kernel(reference):
+    """Class decorator for nnbook/kernels: the decorated subclass of ``reference``
+    computes the same op faster, and is built in its place while kernels are on."""
+    def register(kernel):
+        if not issubclass(kernel, reference):
+            raise TypeError(f"{kernel.__name__} must subclass {reference.__name__}")
+        _kernels[reference] = kernel
+        return kernel
+    return register
+
+
 class Op(ABC):
     """Base class of all ops; see the module docstring.
 
@@ -53,8 +82,29 @@ class Op(ABC):
     cannot be instantiated (Python's TypeError names the missing method).
     """
 
-    __slots__ = ("inputs", "needs_input_grad", "__dict__")
-    name = "op"
+    keeps_output = False  # backward reads forward's output: in-place changes to it are refused
+    is_view = False       # the output may share memory with input 0 (reshape, slicing)
+
+    # Set by apply() when the op runs as a node of the graph (see autograd/engine.py):
+    __slots__ = ("inputs", "parents", "needs_input_grad", "versions", "layer", "__dict__")
+    hooks = ()            # Tensor.register_hook on the output: grad_out -> grad_out
+    retained = None       # a weak reference to the output, if it called retain_grad()
+    released = False      # backward ran and freed what forward saved
+
+    def release(self) -> None:
+        """Forget what forward saved (after backward, unless the graph is retained)."""
+        self.__dict__.clear()
+        self.released = True
+
+    def __new__(cls, *args, **kwargs):
+        if context.kernels_enabled:
+            cls = _kernels.get(cls, cls)
+        return super().__new__(cls)
+
+    @property
+    def name(self) -> str:
+        """The op's name in messages and pictures: 'conv2d', 'mul'."""
+        return _reference_of(type(self)).__name__.lower()
 
     @abstractmethod
     def infer(self, *inputs):
@@ -77,12 +127,62 @@ class Op(ABC):
 
     def fail(self, what, values=None, hint=None, cls=ShapeError):
         """Raise ``cls`` with the four-part message, naming this op and the layer."""
-        layer = current_layer()
+        layer = context.current_layer()
         where = f"{layer}, in {self.name}" if layer else self.name
         raise cls(message(what, where=where, values=values, hint=hint))
 
+    @classmethod
+    def input_names(cls, count: int) -> list[str]:
+        """Names of the forward's inputs ('x', 'weight', 'bias'), for pictures."""
+        names = _forward_names(cls)
+        if len(names) < count:  # an op with *inputs
+            return ["x"] if count == 1 else [f"input{i}" for i in range(count)]
+        return list(names[:count])
+
     def __repr__(self):
-        return f"<{self.name} op>"
+        return f"<{_reference_of(type(self)).__name__}Backward0>"
+
+
+def _reference_of(cls):
+    """The reference op a kernel class stands for (the class itself otherwise)."""
+    for base in cls.__mro__:
+        if _kernels.get(base) is cls:
+            return base
+    return cls
+
+
+@functools.lru_cache(maxsize=None)
+def _forward_names(cls) -> tuple:
+    params = list(inspect.signature(cls.forward).parameters.values())[1:]
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD))
+
+
+# ---------------------------------------------------------------------------
+# Arguments: checked once, here
+# ---------------------------------------------------------------------------
+
+def is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def pair(value, name: str, where: str) -> tuple:
+    """An int or an (h, w) pair of ints as a pair; anything else is refused.
+
+    The one place a kernel size, stride, padding or dilation becomes a pair.
+    Only the type is checked; shape rules check the values beside the input's shape.
+    """
+    if is_int(value):
+        return (int(value), int(value))
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
+        return (int(value[0]), int(value[1]))
+    raise InputError(message(f"{name} must be an int or a pair of ints (h, w), got {value!r}.",
+                             where=where, hint=f"e.g. {name}=2 or {name}=(2, 1)."))
+
+
+def fmt_pair(name: str, value) -> str:
+    """'stride=2' or 'stride=(2, 1)'."""
+    return f"{name}={value[0]}" if value[0] == value[1] else f"{name}=({value[0]}, {value[1]})"
 
 
 def broadcast_shape(op: Op, a, b) -> tuple:

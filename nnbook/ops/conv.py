@@ -300,13 +300,13 @@ class Conv2d(Op):
 
     def _check_dtypes(self, x, weight, bias):
         if x.dtype.kind != "f":
-            self.fail(f"needs a floating point input, got {x.dtype}.",
-                      values=f"input {fmt_shape(x.shape)} {x.dtype}", cls=DTypeError,
+            self.fail(f"needs a floating point input, got {x.dtype.name}.",
+                      values=f"input {fmt_shape(x.shape)} {x.dtype.name}", cls=DTypeError,
                       hint="convert it first: x.float().")
         for what, t in (("weight", weight), ("bias", bias)):
             if t is not None and t.dtype != x.dtype:
-                self.fail(f"input and {what} must have the same dtype, got {x.dtype} and "
-                          f"{t.dtype}.", values=self._values(x, weight), cls=DTypeError,
+                self.fail(f"input and {what} must have the same dtype, got {x.dtype.name} and "
+                          f"{t.dtype.name}.", values=self._values(x, weight), cls=DTypeError,
                           hint="convert one of them: x.float() / x.double(), or "
                           "model.float() / model.double() for a model's parameters.")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import DTypeError
 from .base import Op, broadcast_shape
 from .threads import over_rows
 
@@ -17,7 +18,7 @@ def _float_dtype(dtype):
 
 
 class Binary(Op):
-    __slots__ = ()
+    ints_to_float = False  # integer operands are converted to the default float first
 
     def infer(self, a, b):
         shape = a.shape
@@ -25,14 +26,12 @@ class Binary(Op):
 
 
 class Unary(Op):
-    __slots__ = ()
 
     def infer(self, x):
         return x.shape
 
 
 class Add(Binary):
-    __slots__ = ()
     name = "add"
 
     def forward(self, a, b):
@@ -43,7 +42,6 @@ class Add(Binary):
 
 
 class Sub(Binary):
-    __slots__ = ()
     name = "sub"
 
     def forward(self, a, b):
@@ -54,11 +52,11 @@ class Sub(Binary):
 
 
 class Mul(Binary):
-    __slots__ = ("a", "b")
     name = "mul"
 
     def forward(self, a, b):
-        self.a, self.b = a, b
+        need_a, need_b = self.needs_input_grad
+        self.a, self.b = (a if need_b else None), (b if need_a else None)  # only what's needed
         return a * b
 
     def backward(self, grad_out):  # z = a * b;  dz/da = b, dz/db = a
@@ -68,42 +66,74 @@ class Mul(Binary):
 
 
 class Div(Binary):
-    __slots__ = ("a", "b")
     name = "div"
+    ints_to_float = True  # 7 / 2 is 3.5, in the default float dtype
 
     def forward(self, a, b):
-        self.a, self.b = a, b
-        out = a / b
-        return out if out.dtype.kind == "f" else out.astype(np.float32)
+        self.a = a if self.needs_input_grad[1] else None
+        self.b = b if any(self.needs_input_grad) else None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return a / b
 
     def backward(self, grad_out):  # z = a / b;  dz/da = 1/b, dz/db = -a/b**2
         need_a, need_b = self.needs_input_grad
-        grad_a = grad_out / self.b
-        grad_b = -grad_a * self.a / self.b if need_b else None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad_a = grad_out / self.b
+            grad_b = -grad_a * self.a / self.b if need_b else None
         return (grad_a if need_a else None), grad_b
 
 
 class Pow(Binary):
-    __slots__ = ("a", "b", "out")
     name = "pow"
+    keeps_output = True
 
     def forward(self, a, b):
+        if b.dtype.kind in "iu" and np.any(b < 0):
+            self.fail("integers to negative integer powers are not allowed (the result is "
+                      "not an integer).", cls=DTypeError,
+                      hint="make the base floating point first: x.float() ** -1.")
         self.a, self.b = a, b
-        self.out = np.power(a, b)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            self.out = np.power(a, b)
         return self.out
 
     def backward(self, grad_out):  # z = a**b;  dz/da = b * a**(b-1), dz/db = a**b * log(a)
         need_a, need_b = self.needs_input_grad
-        grad_a = grad_out * self.b * np.power(self.a, self.b - 1) if need_a else None
-        grad_b = None
-        if need_b:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                grad_b = grad_out * self.out * np.log(self.a)
+        grad_a = grad_b = None
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if need_a:  # b = 0 gives 0, also at a = 0 (where a**(b-1) is infinite)
+                grad_a = np.where(self.b == 0, 0, grad_out * self.b * np.power(self.a, self.b - 1))
+            if need_b:  # at a = 0 the derivative along b is taken as 0 where b > 0
+                grad_b = np.where((self.a == 0) & (self.b >= 0), 0,
+                                  grad_out * self.out * np.log(self.a))
+        return grad_a, grad_b
+
+
+class Maximum(Binary):
+    name = "maximum"
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return np.maximum(a, b)
+
+    def backward(self, grad_out):  # z = max(a, b);  dz/da = 1 where a > b, 1/2 on a tie
+        share = np.where(self.a == self.b, 0.5, 1.0).astype(grad_out.dtype)
+        return grad_out * share * (self.a >= self.b), grad_out * share * (self.b >= self.a)
+
+
+class Minimum(Maximum):
+    name = "minimum"
+
+    def forward(self, a, b):
+        self.a, self.b = b, a  # min(a, b) = the max rule with the roles swapped
+        return np.minimum(a, b)
+
+    def backward(self, grad_out):
+        grad_b, grad_a = super().backward(grad_out)
         return grad_a, grad_b
 
 
 class Neg(Unary):
-    __slots__ = ()
     name = "neg"
 
     def forward(self, x):
@@ -114,7 +144,7 @@ class Neg(Unary):
 
 
 class Exp(Unary):
-    __slots__ = ("y",)
+    keeps_output = True
     name = "exp"
 
     def forward(self, x):
@@ -126,7 +156,6 @@ class Exp(Unary):
 
 
 class Log(Unary):
-    __slots__ = ("x",)
     name = "log"
 
     def forward(self, x):
@@ -140,7 +169,7 @@ class Log(Unary):
 
 
 class Sqrt(Unary):
-    __slots__ = ("y",)
+    keeps_output = True
     name = "sqrt"
 
     def forward(self, x):
@@ -154,7 +183,6 @@ class Sqrt(Unary):
 
 
 class Abs(Unary):
-    __slots__ = ("x",)
     name = "abs"
 
     def forward(self, x):
@@ -166,7 +194,7 @@ class Abs(Unary):
 
 
 class Tanh(Unary):
-    __slots__ = ("y",)
+    keeps_output = True
     name = "tanh"
 
     def forward(self, x):
@@ -178,7 +206,7 @@ class Tanh(Unary):
 
 
 class Sigmoid(Unary):
-    __slots__ = ("y",)
+    keeps_output = True
     name = "sigmoid"
 
     def forward(self, x):
@@ -192,15 +220,14 @@ class Sigmoid(Unary):
 
 
 class Relu(Unary):
-    __slots__ = ("mask",)
     name = "relu"
 
     def forward(self, x):
         mask, out = np.empty(x.shape, dtype=bool), np.empty_like(x)
 
-        def part(rows):  # out = x · (x > 0), a chunk of rows at a time (see ops/threads.py)
+        def part(rows):  # a chunk of rows at a time (see ops/threads.py)
             np.greater(x[rows], 0, out=mask[rows])
-            np.multiply(x[rows], mask[rows], out=out[rows])
+            np.maximum(x[rows], 0, out=out[rows])  # 0 (not -0.0) for negatives; NaN stays
 
         over_rows(part, x)
         self.mask = mask
@@ -214,16 +241,100 @@ class Relu(Unary):
 
 
 class Clamp(Unary):
-    __slots__ = ("low", "high", "mask")
     name = "clamp"
 
     def __init__(self, low=None, high=None):
         self.low, self.high = low, high
 
     def forward(self, x):
-        y = np.clip(x, self.low, self.high)
-        self.mask = y == x
-        return y
+        low = -np.inf if self.low is None else self.low
+        high = np.inf if self.high is None else self.high
+        self.inside = (x >= low) & (x <= high)
+        return np.minimum(np.maximum(x, low), high).astype(x.dtype, copy=False)  # min > max: max
 
-    def backward(self, grad_out):  # y = clamp(x);  dy/dx = 1 inside the range, 0 outside
-        return (grad_out * self.mask,)
+    def backward(self, grad_out):  # y = clamp(x);  dy/dx = 1 inside [min, max], 0 outside
+        return (grad_out * self.inside,)
+
+
+class Compare(Binary):
+    """x == y, x < y, ...: booleans, no gradient."""
+
+    FUNCTIONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+                 "gt": np.greater, "ge": np.greater_equal}
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    @property
+    def name(self):
+        return self.kind
+
+    def out_dtype(self, a, b):
+        return np.dtype(np.bool_)
+
+    def forward(self, a, b):
+        return self.FUNCTIONS[self.kind](a, b)
+
+    def backward(self, grad_out):  # a comparison is a step: its derivative is 0
+        return None, None
+
+
+class Clone(Unary):
+    name = "clone"
+
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, grad_out):  # y = x;  dy/dx = 1
+        return (grad_out,)
+
+
+class Cast(Unary):
+    name = "to"
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+
+    def out_dtype(self, x):
+        return self.dtype
+
+    def forward(self, x):
+        return x.astype(self.dtype)
+
+    def backward(self, grad_out):  # a cast changes precision only; the engine casts back
+        return (grad_out,)
+
+
+class Fill(Unary):
+    """Every element set to ``value`` (x.fill_, x.zero_)."""
+
+    name = "fill"
+
+    def __init__(self, value):
+        self.value = value
+
+    def forward(self, x):
+        return np.full(x.shape, self.value, dtype=x.dtype)
+
+    def backward(self, grad_out):  # y = c;  dy/dx = 0
+        return (None,)
+
+
+class CopyFrom(Op):
+    """y = src broadcast to x's shape and dtype (x.copy_(src))."""
+
+    name = "copy_"
+
+    def infer(self, x, src):
+        if broadcast_shape(self, x, src) != tuple(x.shape):
+            self.fail(f"the source of shape {tuple(src.shape)} does not broadcast to the "
+                      f"destination's shape {tuple(x.shape)}.",
+                      hint="copy_ keeps the destination's shape; the source must broadcast "
+                      "to it.")
+        return x.shape
+
+    def forward(self, x, src):
+        return np.broadcast_to(src, x.shape).astype(x.dtype, copy=True)
+
+    def backward(self, grad_out):  # y = src;  dy/dx = 0, dy/dsrc = 1
+        return None, grad_out

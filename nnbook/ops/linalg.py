@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import fmt_shape
+from ..errors import DTypeError, fmt_shape
 from .base import Op, broadcast_shape
 
 
@@ -19,6 +19,10 @@ class Matmul(Op):
                 f"{fmt_shape(a.shape)} and {fmt_shape(b.shape)}.",
                 hint="for a product with a scalar use *, not @.",
             )
+        if a.dtype != b.dtype:
+            self.fail(f"both operands need the same dtype, got {np.dtype(a.dtype).name} and "
+                      f"{np.dtype(b.dtype).name}.", cls=DTypeError,
+                      hint="convert one of them: x.float() or x.double().")
         sa = (1,) + a.shape if a.ndim == 1 else a.shape
         sb = b.shape + (1,) if b.ndim == 1 else b.shape
         if sa[-1] != sb[-2]:
@@ -38,7 +42,7 @@ class Matmul(Op):
         return out
 
     def forward(self, a, b):
-        self.a, self.b = a, b
+        self.a, self.b = a, b  # both: their shapes are needed even where the values are not
         return np.matmul(a, b)
 
     def backward(self, grad_out):  # C = A B;  dA = dC B^T,  dB = A^T dC
@@ -76,6 +80,14 @@ class Linear(Op):
                       f"{fmt_shape(weight.shape)}.")
         if x.ndim == 0:
             self.fail("input needs at least 1 dimension (features), got a scalar.")
+        if x.dtype != weight.dtype or (bias is not None and bias.dtype != weight.dtype):
+            got = np.dtype(x.dtype).name
+            want = np.dtype(weight.dtype).name
+            self.fail(f"expects a {want} input (its weight is {want}), got {got}.",
+                      values=f"input {fmt_shape(x.shape)} {got}   weight "
+                      f"{fmt_shape(weight.shape)} {want}", cls=DTypeError,
+                      hint=f"convert the input: x.{'double' if want == 'float64' else 'float'}"
+                      f"() (or the model: model.{'float' if got == 'float32' else 'double'}()).")
         out_f, in_f = weight.shape
         if x.shape[-1] != in_f:
             self.fail(
@@ -91,7 +103,10 @@ class Linear(Op):
         return x.shape[:-1] + (out_f,)
 
     def forward(self, x, weight, bias=None):
-        self.x, self.weight = x, weight
+        need = self.needs_input_grad  # grad_x needs the weight, grad_w needs x
+        self.x = x if len(need) > 1 and need[1] else None
+        self.weight = weight
+        self.x_shape = x.shape
         out = x @ weight.T
         if bias is not None:
             out += bias
@@ -99,9 +114,8 @@ class Linear(Op):
 
     def backward(self, grad_out):  # y = x W^T + b;  dx = dy W,  dW = dy^T x,  db = sum dy
         need = self.needs_input_grad
-        x2 = self.x.reshape(-1, self.x.shape[-1])
         g2 = grad_out.reshape(-1, grad_out.shape[-1])
         grad_x = grad_out @ self.weight if need[0] else None
-        grad_w = g2.T @ x2 if need[1] else None
+        grad_w = g2.T @ self.x.reshape(-1, self.x_shape[-1]) if need[1] else None
         grad_b = g2.sum(0) if len(need) > 2 and need[2] else None
         return (grad_x, grad_w, grad_b)[:len(need)]

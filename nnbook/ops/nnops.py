@@ -26,8 +26,8 @@ REDUCTIONS = ("none", "mean", "sum")
 
 def check_float(op: Op, x, what="input"):
     if x.dtype.kind != "f":
-        op.fail(f"expects a floating point {what}, got {x.dtype}.",
-                values=f"{what} {fmt_shape(x.shape)} {x.dtype}",
+        op.fail(f"expects a floating point {what}, got {x.dtype.name}.",
+                values=f"{what} {fmt_shape(x.shape)} {x.dtype.name}",
                 hint=f"convert it first: {what}.float().", cls=DTypeError)
 
 
@@ -162,7 +162,7 @@ class _ClassLoss(Op):
         if w is None:
             return
         if w.dtype.kind not in "fiu":
-            self.fail(f"weight must hold numbers, got dtype {w.dtype}.", cls=DTypeError,
+            self.fail(f"weight must hold numbers, got dtype {w.dtype.name}.", cls=DTypeError,
                       hint="give one float weight per class, e.g. nb.tensor([1.0, 5.0]).")
         if w.shape != (classes,):
             self.fail(f"weight must hold one value per class: shape ({classes},), got "
@@ -174,9 +174,9 @@ class _ClassLoss(Op):
     def _bad_target_dtype(self, x, target):
         soft = (" (or, for class probabilities, a float target of the input's shape "
                 f"{fmt_shape(x.shape)})") if self.soft_targets else ""
-        self.fail(f"target must hold class indices as integers, got {target.dtype}.",
+        self.fail(f"target must hold class indices as integers, got {target.dtype.name}.",
                   values=f"input {fmt_shape(x.shape)}   target {fmt_shape(target.shape)} "
-                  f"{target.dtype}",
+                  f"{target.dtype.name}",
                   hint=f"class indices must be integers: pass target.long(){soft}.",
                   cls=DTypeError)
 

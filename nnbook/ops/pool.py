@@ -24,8 +24,8 @@ from .threads import over_rows
 def _check_input(op: Op, x):
     check_ndim(op, x, (3, 4), "input", "(N, C, H, W)")
     if x.dtype.kind != "f":
-        op.fail(f"needs a floating point input, got {x.dtype}.",
-                values=f"input {fmt_shape(x.shape)} {x.dtype}", cls=DTypeError,
+        op.fail(f"needs a floating point input, got {x.dtype.name}.",
+                values=f"input {fmt_shape(x.shape)} {x.dtype.name}", cls=DTypeError,
                 hint="convert it first: x.float().")
     if min(x.shape[-3:]) < 1:
         op.fail(f"expects an input with at least one channel, row and column, got "

@@ -7,17 +7,18 @@ from ..errors import DTypeError, fmt_shape
 from .base import Op, normalize_dim
 
 
-def reduced_shape(op: Op, shape: tuple, dim, keepdim: bool):
-    """Shape rule shared by every reduction; also normalises ``dim`` onto ``op.axes``."""
-    ndim = len(shape)
+def reduced_axes(op: Op, ndim: int, dim) -> tuple:
+    """``dim`` (None, an int or a tuple of ints) as sorted, non-negative axes."""
     if dim is None:
-        axes = tuple(range(ndim))
-    else:
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-        axes = tuple(sorted({normalize_dim(op, d, ndim) for d in dims}))
-        if ndim == 0:
-            axes = ()
-    op.axes = axes
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(sorted({normalize_dim(op, d, ndim) for d in dims}))
+    return () if ndim == 0 else axes
+
+
+def reduced_shape(op: Op, shape: tuple, dim, keepdim: bool) -> tuple:
+    """Shape rule shared by every reduction."""
+    axes = reduced_axes(op, len(shape), dim)
     if keepdim:
         return tuple(1 if i in axes else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in axes)
@@ -38,7 +39,7 @@ class Sum(Op):
         return reduced_shape(self, x.shape, self.dim, self.keepdim)
 
     def forward(self, x):
-        self.in_shape = x.shape
+        self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         return np.sum(x, axis=self.axes, keepdims=self.keepdim)
 
     def backward(self, grad_out):  # y = sum_i x_i;  dy/dx_i = 1
@@ -52,14 +53,14 @@ class Mean(Sum):
     def infer(self, x):
         if x.dtype.kind != "f":
             self.fail(
-                f"mean needs a floating point tensor, got {x.dtype}.",
+                f"mean needs a floating point tensor, got {x.dtype.name}.",
                 hint="convert first: x.float().mean().",
                 cls=DTypeError,
             )
         return super().infer(x)
 
     def forward(self, x):
-        self.in_shape = x.shape
+        self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         self.count = int(np.prod([x.shape[a] for a in self.axes])) if self.axes else 1
         return np.mean(x, axis=self.axes, keepdims=self.keepdim)
 
@@ -81,18 +82,20 @@ class Max(Op):
             self.fail(f"max reduces one dim at a time, got dim={self.dim!r}.",
                       hint="call max once per dim, or flatten those dims first.")
         shape = reduced_shape(self, x.shape, self.dim, self.keepdim)
-        if any(x.shape[a] == 0 for a in self.axes):
+        if any(x.shape[a] == 0 for a in reduced_axes(self, x.ndim, self.dim)):
             self.fail(f"cannot take the max of an empty tensor of shape {fmt_shape(x.shape)}.")
         return shape
 
     def forward(self, x):
-        self.x = x
+        self.x, self.axes = x, reduced_axes(self, x.ndim, self.dim)
         y = np.max(x, axis=self.axes, keepdims=True)
         self.y = y
         return y if self.keepdim else np.squeeze(y, axis=self.axes)
 
     def indices(self):
         """argmax along ``dim`` (only when a single dim was reduced)."""
+        if not self.axes:  # a 0-d tensor: its only element
+            return np.zeros((), dtype=np.int64)
         idx = np.argmax(self.x, axis=self.axes[0], keepdims=self.keepdim)
         return idx.astype(np.int64)
 
@@ -104,6 +107,8 @@ class Max(Op):
         if self.dim is None:
             hit = self.x == self.y
             return (hit * (grad / hit.sum()),)
+        if not self.axes:
+            return (grad_out,)
         axis = self.axes[0]
         idx = np.argmax(self.x, axis=axis, keepdims=True)
         out = np.zeros_like(self.x, dtype=grad.dtype)

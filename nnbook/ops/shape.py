@@ -5,12 +5,13 @@ import math
 
 import numpy as np
 
-from ..errors import DimError, fmt_shape
+from ..errors import ArgumentError, DimError, fmt_shape, message
 from .base import Op, normalize_dim
 
 
 class Reshape(Op):
     name = "reshape"
+    is_view = True
 
     def __init__(self, shape):
         self.shape = tuple(shape)
@@ -40,6 +41,12 @@ class Reshape(Op):
 
     def forward(self, x):
         self.in_shape = x.shape
+        y = x.reshape(self.infer(x))
+        self.is_view = y.base is not None  # numpy copies when the layout does not allow a view
+        return y
+
+    def view_of(self, x):
+        """The same view of another array of the input's shape (for writes through views)."""
         return x.reshape(self.infer(x))
 
     def backward(self, grad_out):  # a reshape moves no values: the gradient moves back
@@ -48,11 +55,12 @@ class Reshape(Op):
 
 class Permute(Op):
     name = "permute"
+    is_view = True
 
     def __init__(self, dims):
         self.dims = tuple(dims)
 
-    def infer(self, x):
+    def _axes(self, x) -> tuple:
         dims = tuple(normalize_dim(self, d, x.ndim) for d in self.dims)
         if len(dims) != x.ndim or sorted(dims) != list(range(x.ndim)):
             self.fail(
@@ -60,14 +68,33 @@ class Permute(Op):
                 f"of a tensor of shape {fmt_shape(x.shape)}.",
                 hint=f"name every dimension once, e.g. {tuple(reversed(range(x.ndim)))}.",
             )
-        self.axes = dims
-        return tuple(x.shape[d] for d in dims)
+        return dims
+
+    def infer(self, x):
+        return tuple(x.shape[d] for d in self._axes(x))
 
     def forward(self, x):
+        self.axes = self._axes(x)
         return np.transpose(x, self.axes)
+
+    def view_of(self, x):
+        return np.transpose(x, self._axes(x))
 
     def backward(self, grad_out):  # the inverse permutation carries the gradient back
         return (np.transpose(grad_out, np.argsort(self.axes)),)
+
+
+def checked_dim(dim, ndim: int, where: str, name: str = "dim") -> int:
+    """A possibly negative axis, checked against ``ndim``, for code outside an op."""
+    n = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise ArgumentError(message(f"{name} must be an int, got {dim!r}.", where=where,
+                                    hint=f"e.g. {name}=0 or {name}=-1."))
+    if not -n <= dim < n:
+        raise DimError(message(
+            f"{name}={dim} is out of range for a tensor with {ndim} dimension(s).", where=where,
+            hint=f"use a {name} between {-n} and {n - 1} (negative counts from the end)."))
+    return int(dim) % n
 
 
 def transpose_dims(ndim: int, dim0: int, dim1: int, op: Op):
@@ -76,59 +103,6 @@ def transpose_dims(ndim: int, dim0: int, dim1: int, op: Op):
     if ndim:
         dims[a], dims[b] = dims[b], dims[a]
     return dims
-
-
-class Index(Op):
-    """``x[key]`` with PyTorch/numpy semantics (slices, ints, None, lists, masks)."""
-
-    name = "index"
-
-    def __init__(self, key):
-        self.key = key
-
-    def infer(self, x):
-        key = self.np_key = self.key  # Tensors in the key were unwrapped by the caller
-        try:
-            # Index a zero-stride array of x's shape: costs no memory, checks everything.
-            probe = np.broadcast_to(np.empty((), dtype=np.int8), x.shape)
-            return probe[key].shape
-        except IndexError as err:
-            self.fail(f"cannot index a tensor of shape {fmt_shape(x.shape)} with "
-                      f"{_show_key(self.key)}: {err}.",
-                      hint="indices count from 0; dimension d of size n takes -n..n-1.",
-                      cls=DimError)
-        except (TypeError, ValueError) as err:
-            self.fail(f"invalid index {_show_key(self.key)}: {err}.",
-                      hint="use ints, slices, None, Ellipsis, integer lists/tensors "
-                      "or a boolean mask.")
-
-    def forward(self, x):
-        self.in_shape, self.in_dtype = x.shape, x.dtype
-        return x[self.np_key]
-
-    def backward(self, grad_out):  # y = x[key];  each picked element gets its gradient back
-        grad = np.zeros(self.in_shape, dtype=grad_out.dtype)
-        if _is_basic(self.np_key):
-            grad[self.np_key] = grad_out
-        else:  # advanced indexing may pick an element twice: accumulate
-            np.add.at(grad, self.np_key, grad_out)
-        return (grad,)
-
-
-def _is_basic(key) -> bool:
-    parts = key if isinstance(key, tuple) else (key,)
-    return all(k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
-               for k in parts)
-
-
-def _show_key(key) -> str:
-    parts = key if isinstance(key, tuple) else (key,)
-
-    def one(k):
-        if isinstance(k, slice):
-            return ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step)).rstrip(":") or ":"
-        return "..." if k is Ellipsis else repr(k)
-    return "[" + ", ".join(one(k) for k in parts) + "]"
 
 
 class Pad(Op):
@@ -147,16 +121,20 @@ class Pad(Op):
                 f"at most {2 * x.ndim} for a {x.ndim}-D input.",
                 hint="pad=(left, right, top, bottom) pads the last two dimensions.",
             )
-        widths = [(0, 0)] * x.ndim
-        for i in range(len(pad) // 2):
-            widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        widths = self._widths(x.ndim)
         shape = tuple(s + a + b for s, (a, b) in zip(x.shape, widths))
         if any(s < 0 for s in shape):
             self.fail(f"pad={pad} removes more than input {fmt_shape(x.shape)} has.")
-        self.widths = widths
         return shape
 
+    def _widths(self, ndim):
+        widths = [(0, 0)] * ndim
+        for i in range(len(self.pad) // 2):
+            widths[ndim - 1 - i] = (self.pad[2 * i], self.pad[2 * i + 1])
+        return widths
+
     def forward(self, x):
+        self.widths = self._widths(x.ndim)
         # Negative pads crop, as in PyTorch: pad the positive parts, then slice.
         grow = [(max(a, 0), max(b, 0)) for a, b in self.widths]
         out = np.pad(x, grow, constant_values=self.value)
@@ -195,10 +173,10 @@ class Cat(Op):
                     hint="check the branches feeding this concatenation produce the same "
                     "batch and spatial sizes.",
                 )
-        self.axis = dim
         return first.shape[:dim] + (sum(x.shape[dim] for x in xs),) + first.shape[dim + 1:]
 
     def forward(self, *xs):
+        self.axis = normalize_dim(self, self.dim, xs[0].ndim)
         self.sizes = [x.shape[self.axis] for x in xs]
         return np.concatenate(xs, axis=self.axis)
 
@@ -211,6 +189,7 @@ class Expand(Op):
     """Broadcast to a larger shape without copying (PyTorch's ``expand``)."""
 
     name = "expand"
+    is_view = True
 
     def __init__(self, shape):
         self.shape = tuple(shape)

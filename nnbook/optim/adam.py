@@ -39,13 +39,13 @@ class Adam(Optimizer):
     def _update(self, param, grad, group, state):
         beta1, beta2 = group["betas"]
         if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * param.data
+            grad = grad + group["weight_decay"] * param._array
         if not state:
             state["step"] = 0.0
-            state["exp_avg"] = np.zeros_like(param.data)
-            state["exp_avg_sq"] = np.zeros_like(param.data)
+            state["exp_avg"] = np.zeros_like(param._array)
+            state["exp_avg_sq"] = np.zeros_like(param._array)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(param.data)
+                state["max_exp_avg_sq"] = np.zeros_like(param._array)
         state["step"] += 1
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m += (1 - beta1) * (grad - m)  # = beta1 m + (1 - beta1) g, as PyTorch's lerp
@@ -58,4 +58,4 @@ class Adam(Optimizer):
             np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
             v = state["max_exp_avg_sq"]
         denom = np.sqrt(v) / bias_correction2_sqrt + group["eps"]
-        param.data -= step_size * m / denom
+        param._array -= step_size * m / denom

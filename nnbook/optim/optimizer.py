@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape, message
 from ..errors import warn_from_user_code
-from ..tensor import Tensor, no_grad
+from ..context import no_grad
+from ..tensor import Tensor, _wrap
 
 
 class UnusedParameterWarning(UserWarning):
@@ -99,7 +100,7 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 elif p.grad is not None:
-                    p.grad = Tensor(np.zeros_like(p.grad.data))
+                    p.grad = _wrap(np.zeros_like(p.grad._array))
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; name those that have none (once).
@@ -115,7 +116,8 @@ class Optimizer:
                         if p.requires_grad:  # frozen parameters are skipped on purpose
                             missing.append(p)
                         continue
-                    self._update(p, p.grad.data, group, self.state.setdefault(p, {}))
+                    self._update(p, p.grad._array, group, self.state.setdefault(p, {}))
+                    p._counter[0] += 1  # changed in place: a saved copy of it is stale now
         if missing:
             self._warn_no_grad(missing)
         return loss
@@ -177,7 +179,7 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p in self.state and self.state[p]:
-                    state[index[id(p)]] = {k: Tensor(v.copy()) if isinstance(v, np.ndarray)
+                    state[index[id(p)]] = {k: _wrap(v.copy()) if isinstance(v, np.ndarray)
                                            else v for k, v in self.state[p].items()}
         return {"state": state, "param_groups": groups}
 
@@ -259,7 +261,7 @@ def _check_param(name: str, index: int, p) -> None:
             "requires_grad=True."))
     if p.dtype.kind != "f":
         raise DTypeError(message(
-            f"{_describe(p)} is {p.dtype}; only floating point tensors can be optimised.",
+            f"{_describe(p)} is {p.dtype.name}; only floating point tensors can be optimised.",
             where=name, hint="make it floating point: nb.tensor(data, dtype=nb.float32)."))
     if not p.is_leaf:
         raise InputError(message(
@@ -280,14 +282,14 @@ def _non_negative(name: str, key: str, value) -> None:
 
 def _as_list(value) -> list:
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._array
     return list(np.asarray(value).reshape(-1)) if not isinstance(value, list) else value
 
 
 def _setting(value, default):
     """A setting read back from a state dict, in the type of its default."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._array
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(default, tuple):
@@ -298,7 +300,7 @@ def _setting(value, default):
 
 
 def _state_value(key: str, value, param, name: str):
-    array = value.data if isinstance(value, Tensor) else value
+    array = value._array if isinstance(value, Tensor) else value
     if isinstance(array, np.ndarray) and array.ndim > 0:
         if array.shape != param.shape:
             raise InputError(message(

@@ -31,7 +31,7 @@ class SGD(Optimizer):
     def _update(self, param, grad, group, state):
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
         if weight_decay:
-            grad = grad + weight_decay * param.data
+            grad = grad + weight_decay * param._array
         if momentum:
             buf = state.get("momentum_buffer")
             if buf is None:
@@ -40,4 +40,4 @@ class SGD(Optimizer):
                 buf *= momentum
                 buf += (1 - group["dampening"]) * grad
             grad = grad + momentum * buf if group["nesterov"] else buf
-        param.data -= lr * grad
+        param._array -= lr * grad

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ...errors import InputError, ShapeError, fmt_shape, message
-from ...tensor import cat
-from ..guard import describe_layer, running
+from ... import context
+from ...creation import cat
+from ..guard import describe_layer
 from ..module import Module, ModuleAttributeError
 from ..parameter import join_path
 
@@ -223,8 +224,9 @@ class Concat(_Branches):
 
 def _own_path(module) -> str:
     """The path of ``module`` if it is the one running now (else '')."""
-    if running and running[-1][0] is module:
-        return running[-1][1]
+    stack = context.module_stack
+    if stack and stack[-1][1] is module:
+        return stack[-1][0]
     return ""
 
 
@@ -252,9 +254,10 @@ def previous_layer():
     layers that keep the channel count in between, or None), or None if a
     user-written forward sits in between and the answer is unknown.
     """
+    running = context.module_stack
     for i in range(len(running) - 1, 0, -1):
-        child = running[i][0]
-        parent, parent_path = running[i - 1]
+        child = running[i][1]
+        parent_path, parent = running[i - 1]
         flows = getattr(type(parent), "_input_flows", None)
         if flows == "branches":
             continue  # a branch gets its container's input

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError, message
-from ...tensor import Tensor
+from ...tensor import Tensor, _wrap
 from .. import functional as F
 from ...errors import warn_from_user_code
 from ..module import Module
@@ -42,7 +42,7 @@ class _WeightedLoss(Module):
         super().__init__()
         cls = type(self).__name__
         if weight is not None and not isinstance(weight, Tensor):
-            weight = Tensor(np.asarray(weight, dtype=np.float32))
+            weight = _wrap(np.asarray(weight, dtype=np.float32))
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
         self.reduction = _check_reduction(cls, reduction, size_average, reduce)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ShapeError, fmt_shape, message
-from ...tensor import Tensor
+from ...context import no_grad
+from ...tensor import _wrap
 from .. import functional as F
 from ..module import Module
 from ..parameter import Parameter
@@ -47,9 +48,9 @@ class _BatchNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros((c,), dtype)))
-            self.register_buffer("running_var", Tensor(np.ones((c,), dtype)))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
+            self.register_buffer("running_mean", _wrap(np.zeros((c,), dtype)))
+            self.register_buffer("running_var", _wrap(np.ones((c,), dtype)))
+            self.register_buffer("num_batches_tracked", _wrap(np.array(0, dtype=np.int64)))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
@@ -58,7 +59,8 @@ class _BatchNorm(Module):
         if self.track_running_stats:
             self.running_mean.data[...] = 0
             self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            with no_grad():
+                self.num_batches_tracked.zero_()
 
     def forward(self, input):
         self._check_input(input)

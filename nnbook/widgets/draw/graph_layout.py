@@ -16,7 +16,6 @@ Forward runs from top to bottom; backward climbs back up.
 """
 from __future__ import annotations
 
-import inspect as pyinspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,38 +75,30 @@ def graph_parts(trace):
                 nodes.append(GraphNode(key, "const", "input" if index == 0 else "const",
                                        tuple(shape)))
             edges.append((key, ("op", node.id), index))
-        layer = node_layer(node)
-        title = f"{node.op} ({layer.split(' (')[0]})" if layer else node.op
+        title = op_title(node)
         nodes.append(GraphNode(("op", node.id), "op", title, tuple(node.output_shape)))
     return nodes, edges
 
 
 def node_layer(node) -> str | None:
-    """The layer an op belongs to: recorded, or read off its parameters' paths."""
+    """The layer an op ran in ('3.1 (Conv2d)'), or read off its parameters' paths."""
     if node.layer:
         return node.layer
     owners = {ref.rsplit(".", 1)[0] for kind, ref in node.inputs if kind == "leaf" and "." in ref}
     return owners.pop() if len(owners) == 1 else None
 
 
-def argument_names(op_name: str, count: int) -> list[str]:
-    """Names of an op's forward inputs, read from its ``forward`` signature (x, weight, bias)."""
-    from ...ops.base import Op
+def layer_path(node) -> str | None:
+    """The dotted path of the layer an op ran in ('3.1'); None for the outermost model."""
+    if node.layer:  # 'path (Class)', or 'Class' alone for the outermost model
+        return node.layer.split(" (")[0] if " (" in node.layer else None
+    return node_layer(node)
 
-    stack, found = list(Op.__subclasses__()), None
-    while stack and found is None:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        if cls.__dict__.get("name") == op_name and "forward" in cls.__dict__:
-            found = cls
-    names = []
-    if found is not None:
-        params = list(pyinspect.signature(found.forward).parameters.values())[1:]
-        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
-    if len(names) < count:  # a custom rule, or an op with *inputs
-        return ["x"] if count == 1 else [f"input{i}" for i in range(count)]
-    return names[:count]
+
+def op_title(node) -> str:
+    """'conv2d (3.1)': the op and the path of its layer (the outermost model's ops: the op)."""
+    path = layer_path(node)
+    return f"{node.op} ({path})" if path else node.op
 
 
 # --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ...inspect.params import FORWARD_COLOR, GRADIENT_COLOR
 from .graph import CURRENT_EDGE, PANEL_FONT, draw_graph_legend
-from .graph_layout import argument_names, compact_shape, node_layer
+from .graph_layout import compact_shape, layer_path, op_title
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,7 @@ class StepView:
 
 def _source_text(trace, kind, ref) -> str:
     if kind == "node":
-        node = trace.node(ref)
-        layer = node_layer(node)
-        return f"{node.op} ({layer})" if layer else node.op
+        return op_title(trace.node(ref))
     if kind == "leaf":
         return ref
     return ref or "a constant (no gradient)"
@@ -51,7 +49,7 @@ def step_view(trace, index: int) -> StepView:
 
     step = trace.steps[index]
     node = trace.node(step.node)
-    names = argument_names(node.op, len(node.inputs))
+    names = node.input_names or [f"input{i}" for i in range(len(node.inputs))]
     args = []
     for i, ((kind, ref), shape) in enumerate(zip(node.inputs, node.input_shapes)):
         value = trace.node(ref).out if kind == "node" else None
@@ -60,7 +58,7 @@ def step_view(trace, index: int) -> StepView:
                              value_summary(value) if value is not None else None,
                              value_summary(grad) if grad is not None else None))
     out = value_summary(node.out) if node.out is not None else None
-    return StepView(index, len(trace.steps), node.op, node_layer(node), tuple(args), out,
+    return StepView(index, len(trace.steps), node.op, layer_path(node), tuple(args), out,
                     value_summary(step.dout))
 
 

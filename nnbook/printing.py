@@ -1,0 +1,94 @@
+"""How a tensor prints: laid out as PyTorch lays it out, so printed results compare.
+
+    tensor([ 0.8005, -1.2360])          four decimals, one width for every element
+    tensor([1., 2., 3.])                 whole numbers end in '.'
+    tensor([1.0000e-05, 1.0000e+00])     scientific when magnitudes differ by > 1000
+    tensor([[1, 2],
+            [3, 4]])                     rows line up under the first bracket
+
+More than 1000 elements are summarised with '...' (three from each end).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH = 4, 1000, 3, 80
+
+
+class _Formatter:
+    """One format for every element of a tensor: PyTorch's choice of mode and width."""
+
+    def __init__(self, values: np.ndarray):
+        self.floating = values.dtype.kind in "fc"
+        self.sci = self.whole = False
+        flat = values.ravel()
+        if not self.floating:
+            self.width = max((len(str(v)) for v in flat.tolist()), default=1)
+            return
+        flat = flat.astype(np.float64)
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        self.width = max((len(str(v)) for v in flat[~np.isfinite(flat)].tolist()), default=1)
+        self.whole = bool(np.all(finite == np.ceil(finite)))
+        if finite.size == 0:
+            self.width = max(self.width, 2)  # "0."
+            return
+        big, small = np.abs(finite).max(), np.abs(finite).min()
+        self.sci = big / small > 1000.0 or big > 1.0e8 or (not self.whole and small < 1.0e-4)
+        for v in finite.tolist():
+            self.width = max(self.width, len(self._plain(v)) + (self.whole and not self.sci))
+
+    def _plain(self, v) -> str:
+        if self.sci:
+            return f"{v:.{PRECISION}e}"
+        return f"{v:.0f}" if self.whole else f"{v:.{PRECISION}f}"
+
+    def format(self, v) -> str:
+        if not self.floating:
+            text = str(v)
+        elif math.isnan(v) or math.isinf(v):
+            text = str(v)
+        else:
+            text = self._plain(v) + ("." if self.whole and not self.sci else "")
+        return text.rjust(self.width)
+
+
+def _summarised(a: np.ndarray) -> np.ndarray:
+    """The elements that will be shown (the edges of every long axis)."""
+    if a.ndim == 0:
+        return a
+    if a.shape[0] > 2 * EDGE_ITEMS:
+        a = np.concatenate([a[:EDGE_ITEMS], a[-EDGE_ITEMS:]])
+    return np.stack([_summarised(row) for row in a]) if a.ndim > 1 else a
+
+
+def _body(a: np.ndarray, fmt: _Formatter, indent: int, summarise: bool) -> str:
+    if a.ndim == 0:
+        return fmt.format(a.item())
+    if a.ndim == 1:
+        items = [fmt.format(v) for v in a.tolist()]
+        if summarise and len(items) > 2 * EDGE_ITEMS:
+            items = items[:EDGE_ITEMS] + [" ..."] + items[-EDGE_ITEMS:]
+        per_line = max(1, (LINE_WIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = range(a.shape[0])
+    if summarise and a.shape[0] > 2 * EDGE_ITEMS:
+        rows = list(range(EDGE_ITEMS)) + [None] + list(range(a.shape[0] - EDGE_ITEMS,
+                                                             a.shape[0]))
+    parts = ["..." if i is None else _body(a[i], fmt, indent + 1, summarise) for i in rows]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def tensor_repr(array: np.ndarray, suffixes=(), prefix="tensor(") -> str:
+    """The text of ``print(t)``: ``tensor([...], dtype=..., grad_fn=<...>)``."""
+    summarise = array.size > THRESHOLD
+    shown = _summarised(array) if summarise else array
+    if array.size == 0:
+        body = "[]"
+        if array.ndim != 1:
+            suffixes = (f"size={tuple(array.shape)}",) + tuple(suffixes)
+    else:
+        body = _body(array, _Formatter(shown), len(prefix), summarise)
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"
