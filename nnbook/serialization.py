@@ -272,8 +272,11 @@ def load(f) -> dict:
             values=f"it holds: {_listing(path)}",
             hint="pass the path of the .npz file inside it."))
     if not os.path.exists(path):
+        folder = os.path.dirname(os.path.abspath(path))
         raise CheckpointError(message(
             f"there is no file {path!r}.", where=where,
+            values=f"its folder holds: {_listing(folder)}" if os.path.isdir(folder) else
+            f"its folder {folder!r} does not exist either",
             hint=f"check the path (the current folder is {os.getcwd()!r})."))
     try:
         with open(path, "rb") as handle:
@@ -288,11 +291,12 @@ def _read_checkpoint(handle, where: str) -> dict:
     magic = handle.read(6)
     if not magic:
         raise CheckpointError(message(
-            "the file is empty.", where=where,
+            "the file is empty.", where=where, values="size: 0 bytes",
             hint="it was probably never finished; save the checkpoint again."))
     if magic[:1] == b"\x80":  # the first byte of a pickle (protocol 2 and later)
         raise CheckpointError(message(
             "the file is a pickle, which nb.load never reads.", where=where,
+            values=f"it starts with {magic!r}, as pickles do",
             hint="a pickle can run any code when loaded. If you trust the file, load it "
             "with the library that wrote it and save its arrays with nb.save."))
     if magic == b"\x93NUMPY":
@@ -313,7 +317,7 @@ def _read_checkpoint(handle, where: str) -> dict:
     except Exception as err:  # any error parsing untrusted bytes: the zip is damaged
         raise CheckpointError(message(
             f"the file is not a readable .npz checkpoint: its zip structure is damaged "
-            f"({type(err).__name__}: {err}).", where=where,
+            f"({type(err).__name__}: {err}).", where=where, values=f"size: {size} bytes",
             hint="the file is incomplete or corrupted; save it again, or use an older "
             "copy.")) from None
     with archive:
@@ -333,6 +337,7 @@ def _check_names(archive: zipfile.ZipFile, where: str) -> list:
         raise CheckpointError(message(
             f"the file contains entries that are not .npy arrays: "
             f"{', '.join(strays[:3])}{', ...' if len(strays) > 3 else ''}.", where=where,
+            values=f"{len(strays)} of its {len(names)} entries are not .npy arrays",
             hint=("it looks like a PyTorch checkpoint (torch.save), which is a pickle; "
                   "load it with torch and save {k: v.numpy()} with nb.save."
                   if torch_like else "nb.load reads only files written by nb.save.")))
@@ -380,8 +385,8 @@ def _check_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, size: int, whe
                f"({size} bytes in all).", values=f"entry: {name}")
     if (info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size) \
             or info.file_size > _DEFLATE_MAX_RATIO * info.compress_size + 1024:
-        refuse(f"claims to unpack {info.compress_size} stored bytes into "
-               f"{info.file_size}, which is impossible.", values=f"entry: {name}")
+        refuse(f"claims to unpack {info.compress_size} bytes into {info.file_size}, which "
+               "is impossible.", values=f"entry: {name}")
     try:
         with archive.open(info) as member:
             header, problem = _read_header(member), None

@@ -280,6 +280,18 @@ def _array_bytes(array) -> bytes:
     return buffer.getvalue()
 
 
+def _lying_directory(compressed: int, uncompressed: int, compression=zipfile.ZIP_STORED):
+    """An archive whose central directory lies about the sizes of its one entry."""
+    def make(path):
+        _zip(path, [("w.npy", _array_bytes(np.zeros(50)))], compression)
+        raw = bytearray(path.read_bytes())
+        at = raw.find(b"PK\x01\x02")  # the directory entry: sizes at offsets 20 and 24
+        raw[at + 20:at + 28] = compressed.to_bytes(4, "little") + \
+            uncompressed.to_bytes(4, "little")
+        path.write_bytes(bytes(raw))
+    return make
+
+
 def _saved_then(change):
     def make(path):
         nb.save({"w": np.arange(35, dtype=np.float64).reshape(7, 5)}, path)
@@ -337,6 +349,10 @@ DAMAGED = [
         ("a.npy", _array_bytes(np.ones(3))),
         ("b.npy", _array_bytes(np.ones(1000, np.float32))[:200])]),  # the end never written
      ["entry 'b' does not fit its own header", "promises 4000 bytes"]),
+    case("directory-claims-1MB", _lying_directory(10**6, 10**6),
+         ["entry 'w' claims 1000000 bytes, more than the file holds"]),
+    case("directory-claims-1GB-from-deflate", _lying_directory(30, 10**9, zipfile.ZIP_DEFLATED),
+         ["entry 'w' claims to unpack 30 bytes into 1000000000, which is impossible"]),
     case("conflict-value-first", lambda p: _npz(p, **{"fc": np.ones(2), "fc/weight": np.ones(3)}),
      ["names conflict", "'fc' is a value, but 'fc/weight' puts a dict there"]),
     case("conflict-dict-first", lambda p: _npz(p, **{"fc/weight": np.ones(3), "fc": np.ones(2)}),

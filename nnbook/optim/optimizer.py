@@ -8,8 +8,11 @@ model never used: their gradients were silently zero and nothing learned.  Here
 backward, once.
 
 A step either updates every parameter or none: all gradients are checked (shape,
-dtype) before the first parameter changes.  Settings are checked as PyTorch checks
-them, and also refuse nan and inf (PyTorch accepts lr=inf).
+dtype) before the first parameter changes.  Settings are refused where PyTorch refuses
+them (negative values, betas outside [0, 1)) and, deliberately unlike PyTorch, also
+when they are inf (PyTorch accepts lr=inf) or a negative dampening (PyTorch does not
+check it).  PyTorch refuses assigning a gradient of the wrong shape or dtype at once;
+nnbook's ``p.grad`` is a plain attribute, so ``step()`` checks it.
 """
 from __future__ import annotations
 

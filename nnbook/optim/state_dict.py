@@ -89,7 +89,9 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
         try:
             opt._check_settings({**mine, **new}, where=where)
         except InputError as err:  # lr=nan in a file is as wrong as in the constructor
-            raise CheckpointError(f"{err} Nothing was loaded.") from None
+            first, _, rest = str(err).partition("\n")
+            raise CheckpointError(f"{first.rstrip('.')}, in saved group {i}. Nothing was "
+                                  f"loaded.\n{rest}") from None
         settings.append(new)
     state = _check_state(opt, saved_state, params, settings, refuse)
     return settings, state
