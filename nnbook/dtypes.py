@@ -80,6 +80,9 @@ class dtype:
     def __repr__(self):
         return f"nnbook.{self.name}"
 
+    def __str__(self):  # messages read "float32" (PyTorch prints torch.float32)
+        return self.name
+
     def __reduce__(self):
         return (as_dtype, (self.name,))
 

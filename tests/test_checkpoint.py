@@ -51,7 +51,7 @@ def test_nested_dicts_round_trip(tmp_path):
 def test_object_array_is_refused_naming_the_key(tmp_path):
     path = tmp_path / "evil.npz"
     np.savez(path, good=np.ones(3), payload=np.array([{"x": 1}], dtype=object))
-    with pytest.raises(CheckpointError, match=r"the entry 'payload' .* is an object array"):
+    with pytest.raises(CheckpointError, match=r"the entry 'payload' is an object array"):
         nb.load(path)
 
 
@@ -80,10 +80,18 @@ def test_pickle_and_other_files_are_refused(tmp_path):
 def test_save_refuses_what_it_cannot_store_without_pickle(tmp_path):
     with pytest.raises(CheckpointError, match="state dict"):
         nb.save(_model(), tmp_path / "m.npz")
-    with pytest.raises(CheckpointError, match="cannot store 'name': it is str"):
-        nb.save({"name": "resnet"}, tmp_path / "m.npz")
+    with pytest.raises(CheckpointError, match="cannot store 'name': it is bytes"):
+        nb.save({"name": b"resnet"}, tmp_path / "m.npz")
+    with pytest.raises(CheckpointError, match=r"cannot store 'a/b': it is an array of "
+                       r"dtype <U4[\s\S]*hint: store Tensors"):
+        nb.save({"a": {"b": np.array(["conv", "fc"])}}, tmp_path / "m.npz")
+    with pytest.raises(CheckpointError, match="cannot store 'f': it is set"):
+        nb.save({"f": {1, 2}}, tmp_path / "m.npz")
     with pytest.raises(CheckpointError, match="contains '/'"):
         nb.save({"a/b": nb.ones(1)}, tmp_path / "m.npz")
+    with pytest.raises(CheckpointError, match="two keys of the dict are both stored as '0'"):
+        nb.save({0: nb.ones(1), "0": nb.ones(2)}, tmp_path / "m.npz")
+    assert list(tmp_path.iterdir()) == []  # refused before a file was made
 
 
 def test_mismatched_load_reports_everything_and_changes_nothing():
@@ -143,3 +151,26 @@ def test_non_numeric_values_are_refused():
     sd["0.bias"] = "zeros"
     with pytest.raises(CheckpointError, match="'0.bias' is not numeric"):
         _model().load_state_dict(sd)
+
+
+def test_loading_is_self_contained_and_module_imports_it_at_the_top():
+    """nn.loading needs nothing from nn.module, which imports it once, at the top."""
+    import ast
+    import inspect
+
+    from nnbook.nn import loading, module
+
+    for node in ast.walk(ast.parse(inspect.getsource(loading))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            assert not any(n == "module" or n.endswith(".module") for n in names), \
+                ast.dump(node)
+    tree = ast.parse(inspect.getsource(module))
+    top = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "loading"]
+    assert top and {"check_and_load", "IncompatibleKeys"} <= {a.name for a in top[0].names}
+    nested = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+              and n.module == "loading" and n not in top]
+    assert nested == []
+    assert module.IncompatibleKeys is loading.IncompatibleKeys
+    result = _model().load_state_dict(_model().state_dict())
+    assert isinstance(result, loading.IncompatibleKeys) and result == ([], [])

@@ -1,17 +1,25 @@
-"""load_state_dict: check everything first, then copy -- never a half-loaded model."""
+"""load_state_dict: check everything first, then copy -- never a half-loaded model.
+
+This file knows a module only through ``state_dict(keep_vars=True)``, so it needs
+nothing from module.py (which imports it).
+"""
 from __future__ import annotations
 
+from collections import namedtuple
 
 import numpy as np
 
+from ..context import no_grad
 from ..errors import CheckpointError, fmt_shape, message
-from ..tensor import Tensor
+from ..tensor import _wrap
+
+# What load_state_dict returns, as PyTorch's does: the keys it could not match.
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 def _as_array(key: str, value) -> np.ndarray:
-    array = value._array if isinstance(value, Tensor) else value
     try:
-        array = np.asarray(array)
+        array = np.asarray(value)  # a Tensor gives its array without a copy
     except Exception:  # numpy refuses some objects outright
         array = np.asarray(None, dtype=object)
     if array.dtype.kind not in "fiub":
@@ -48,9 +56,9 @@ def _prefix_hint(missing: list, unexpected: list) -> str | None:
     return None
 
 
-def check_and_load(module, state_dict, strict: bool = True):
-    from .module import IncompatibleKeys
-
+def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
+    """Module.load_state_dict's work: refuse a state dict that does not fit, with every
+    reason at once, or copy all of it in place."""
     if not hasattr(state_dict, "items"):
         raise CheckpointError(message(
             f"load_state_dict() needs a dict of path -> tensor, got "
@@ -97,8 +105,8 @@ def check_and_load(module, state_dict, strict: bool = True):
     # Everything fits: now copy, in place, so optimizers keep pointing at the same arrays.
     for key, array in arrays.items():
         target = own[key]
-        np.copyto(target._array, array, casting="unsafe")
-        target._counter[0] += 1
+        with no_grad():  # as PyTorch: a copy into the same memory, counted as a change
+            target.copy_(_wrap(array))
     return IncompatibleKeys(missing, unexpected)
 
 

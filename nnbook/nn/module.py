@@ -10,7 +10,7 @@ error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 import numpy as np
 
@@ -20,11 +20,10 @@ from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor, _wrap
 from . import guard
 from .guard import describe_layer
+from .loading import IncompatibleKeys, check_and_load  # noqa: F401 (re-exported)
 from .parameter import Parameter, join_path
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
-
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class ModuleAttributeError(NnbookError, AttributeError):
@@ -438,8 +437,6 @@ class Module:
         each parameter's dtype.  With ``strict=False`` missing and unexpected keys are
         allowed (shape mismatches never are); returns ``(missing_keys, unexpected_keys)``.
         """
-        from .loading import check_and_load
-
         return check_and_load(self, state_dict, strict)
 
     # ----------------------------------------------------------------- printing

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
 from ..errors import InputError, message
-from .optimizer import Optimizer, _non_negative
+from .checks import check_number
+from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
@@ -20,32 +22,47 @@ class Adam(Optimizer):
     AMSGrad uses the largest v seen so far instead of v.
     """
 
+    _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    _state_numbers = ("step",)
+
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, amsgrad: bool = False):
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad)
         super().__init__(params, defaults)
 
-    def _check_settings(self, group):
-        super()._check_settings(group)
-        _non_negative("Adam", "eps", group["eps"])
-        betas = tuple(group["betas"])
-        if len(betas) != 2 or not all(0 <= b < 1 for b in betas):
+    def _check_settings(self, group, where):
+        super()._check_settings(group, where)
+        check_number(where, "eps", group["eps"])
+        betas = group["betas"]
+        betas = tuple(betas) if isinstance(betas, (list, tuple)) else (betas,)
+        for i, beta in enumerate(betas[:2]):
+            if not (isinstance(beta, numbers.Real) and not isinstance(beta, bool)
+                    and 0 <= beta < 1):  # also refuses nan
+                raise InputError(message(
+                    f"invalid beta parameter at index {i}: betas must be two numbers in "
+                    f"[0, 1), got {group['betas']!r}.", where=where,
+                    hint="the usual values are betas=(0.9, 0.999)."))
+        if len(betas) != 2:
             raise InputError(message(
-                f"betas must be two numbers in [0, 1), got {group['betas']!r}.", where="Adam",
+                f"betas must be two numbers in [0, 1), got {group['betas']!r}.", where=where,
                 hint="the usual values are betas=(0.9, 0.999)."))
         group["betas"] = betas
+
+    def _required_state(self, group):
+        base = ("step", "exp_avg", "exp_avg_sq")
+        return base + ("max_exp_avg_sq",) if group["amsgrad"] else base
 
     def _update(self, param, grad, group, state):
         beta1, beta2 = group["betas"]
         if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * param._array
+            grad = grad + group["weight_decay"] * param.detach().numpy()
         if not state:
             state["step"] = 0.0
-            state["exp_avg"] = np.zeros_like(param._array)
-            state["exp_avg_sq"] = np.zeros_like(param._array)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(param._array)
+            state["exp_avg"] = np.zeros_like(grad)
+            state["exp_avg_sq"] = np.zeros_like(grad)
+        if group["amsgrad"] and "max_exp_avg_sq" not in state:  # amsgrad switched on later
+            state["max_exp_avg_sq"] = np.zeros_like(grad)
         state["step"] += 1
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m += (1 - beta1) * (grad - m)  # = beta1 m + (1 - beta1) g, as PyTorch's lerp
@@ -58,4 +75,4 @@ class Adam(Optimizer):
             np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
             v = state["max_exp_avg_sq"]
         denom = np.sqrt(v) / bias_correction2_sqrt + group["eps"]
-        param._array -= step_size * m / denom
+        param -= step_size * m / denom  # in place, under no_grad (as PyTorch's addcdiv_)

@@ -1,20 +1,28 @@
-"""Optimizer: what SGD and Adam share -- parameter groups, state, zero_grad, state dicts,
-and the warning about parameters that got no gradient (seed 000).
+"""Optimizer: what SGD and Adam share -- parameter groups, state, zero_grad, checked
+arguments and gradients, state dicts, and the warning about parameters that got no
+gradient.
 
-Seed 000's optimizer held ``w`` and ``w2``, which the model never used: their
-gradients were silently zero and nothing learned.  Here ``step()`` names every
-parameter it holds that received no gradient from the last backward, once.
+The layer built in forward left its optimizer holding ``w`` and ``w2``, which the
+model never used: their gradients were silently zero and nothing learned.  Here
+``step()`` names every parameter it holds that received no gradient from the last
+backward, once.
+
+A step either updates every parameter or none: all gradients are checked (shape,
+dtype) before the first parameter changes.  Settings are refused where PyTorch refuses
+them (negative values, betas outside [0, 1)) and, deliberately unlike PyTorch, also
+when they are inf (PyTorch accepts lr=inf) or a negative dampening (PyTorch does not
+check it).  PyTorch refuses assigning a gradient of the wrong shape or dtype at once;
+nnbook's ``p.grad`` is a plain attribute, so ``step()`` checks it.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..errors import DTypeError, InputError, fmt_shape, message
-from ..errors import warn_from_user_code
+from ..errors import InputError, message, warn_from_user_code
 from ..context import no_grad
 from ..tensor import Tensor, _wrap
+from .checks import check_number, check_param, checked_grad, describe
+from .state_dict import check_state_dict, make_state_dict
 
 
 class UnusedParameterWarning(UserWarning):
@@ -24,9 +32,15 @@ class UnusedParameterWarning(UserWarning):
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts with 'params' and the settings) and ``state``.
 
-    Subclasses define ``defaults`` through ``__init__`` and ``_update(param, grad, group,
-    state)``, which changes ``param.data`` in place.
+    Subclasses define ``defaults`` through ``__init__``, ``_update(param, grad, group,
+    state)``, which changes the parameter in place, and which state entries they keep
+    (load_state_dict refuses any other).
     """
+
+    # Names of the per-parameter state entries: arrays of the parameter's shape, and
+    # plain numbers.  None: the subclass does not say, so any entry is accepted.
+    _state_tensors: tuple | None = None
+    _state_numbers: tuple = ()
 
     def __init__(self, params, defaults: dict):
         name = type(self).__name__
@@ -68,10 +82,10 @@ class Optimizer:
         params = [params] if isinstance(params, Tensor) else list(params)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         for index, p in enumerate(params):
-            _check_param(name, index, p)
+            check_param(name, index, p)
             if id(p) in seen:
                 raise InputError(message(
-                    f"{_describe(p)} was given to {name} twice.", where=name,
+                    f"{describe(p)} was given to {name} twice.", where=name,
                     values=f"parameter {index} of this group",
                     hint="each parameter may appear in only one group, once; when "
                     "building groups from layers, make sure no layer is in two groups."))
@@ -84,13 +98,18 @@ class Optimizer:
                 f"{name} has no setting {', '.join(map(repr, unknown))}.", where=name,
                 values=f"settings: {', '.join(self.defaults)}",
                 hint="check the spelling of the group's keys."))
-        self._check_settings(full)
+        self._check_settings(full, where=name)
         full["params"] = params
         self.param_groups.append(full)
 
-    def _check_settings(self, group: dict) -> None:
-        _non_negative(type(self).__name__, "lr", group["lr"])
-        _non_negative(type(self).__name__, "weight_decay", group.get("weight_decay", 0))
+    def _check_settings(self, group: dict, where: str) -> None:
+        """Refuse settings PyTorch refuses (negative), and nan or inf; subclasses add theirs."""
+        check_number(where, "lr", group["lr"])
+        check_number(where, "weight_decay", group.get("weight_decay", 0))
+
+    def _required_state(self, group: dict) -> tuple:
+        """State entries a parameter must have once it has any (load_state_dict checks)."""
+        return ()
 
     # -- stepping -------------------------------------------------------------------
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -100,30 +119,35 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 elif p.grad is not None:
-                    p.grad = _wrap(np.zeros_like(p.grad._array))
+                    p.grad = _wrap(np.zeros_like(np.asarray(p.grad)))
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; name those that have none (once).
 
+        Every gradient is checked before the first parameter changes, so a step that
+        fails leaves the parameters and the optimizer's state as they were.
         ``closure``, if given, recomputes and returns the loss (PyTorch's protocol).
         """
         loss = closure() if closure is not None else None
-        missing = []
+        name = type(self).__name__
+        todo, missing = [], []
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    if p.requires_grad:  # frozen parameters are skipped on purpose
+                        missing.append(p)
+                    continue
+                todo.append((p, checked_grad(name, p), group))
         with no_grad():  # an update is not part of any graph
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        if p.requires_grad:  # frozen parameters are skipped on purpose
-                            missing.append(p)
-                        continue
-                    self._update(p, p.grad._array, group, self.state.setdefault(p, {}))
-                    p._counter[0] += 1  # changed in place: a saved copy of it is stale now
+            for p, grad, group in todo:
+                self._update(p, grad, group, self.state.setdefault(p, {}))
         if missing:
             self._warn_no_grad(missing)
         return loss
 
     def _update(self, param, grad, group, state) -> None:
-        """Change ``param.data`` in place from ``grad`` (an array); subclasses define it."""
+        """Change ``param`` in place from ``grad`` (an array of its shape and dtype);
+        subclasses define it."""
         assert False, f"{type(self).__name__} must define _update"
 
     def _warn_no_grad(self, missing: list) -> None:
@@ -133,7 +157,7 @@ class Optimizer:
         self._warned.update(id(p) for p in new)
         name = type(self).__name__
         total = sum(len(g["params"]) for g in self.param_groups)
-        listed = "\n".join(_describe(p) for p in new[:20])
+        listed = "\n".join(describe(p) for p in new[:20])
         if len(new) > 20:
             listed += f"\n... and {len(new) - 20} more"
         unused_hint = ("they were probably not used in the forward pass that computed the "
@@ -162,66 +186,28 @@ class Optimizer:
 
     # -- state dicts ----------------------------------------------------------------
     def state_dict(self) -> dict:
-        """{'state': {index: {...}}, 'param_groups': [{settings, 'params': [index, ...]}]}.
+        """{'state': {index: {...}}, 'param_groups': [{settings, 'params': [index, ...]}],
+        'kind': 'SGD'}.
 
-        Parameters are numbered in group order, as in PyTorch; ``nb.save`` stores it.
+        PyTorch's layout (parameters numbered in group order), plus the optimizer's
+        kind, so that it cannot be loaded into another kind.  Arrays are copies;
+        ``nb.save`` stores it.
         """
-        index = {}
-        groups = []
-        for group in self.param_groups:
-            ids = []
-            for p in group["params"]:
-                index[id(p)] = len(index)
-                ids.append(index[id(p)])
-            groups.append({**{k: v for k, v in group.items() if k != "params"},
-                           "params": ids})
-        state = {}
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p in self.state and self.state[p]:
-                    state[index[id(p)]] = {k: _wrap(v.copy()) if isinstance(v, np.ndarray)
-                                           else v for k, v in self.state[p].items()}
-        return {"state": state, "param_groups": groups}
+        return make_state_dict(self)
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Restore settings and state saved by ``state_dict()`` (directly or via nb.save/nb.load).
+        """Restore settings and state saved by ``state_dict()`` (directly or via
+        nb.save/nb.load).
 
-        The groups must hold the same numbers of parameters, of the same shapes.
+        Everything is checked first -- the kind of optimizer, the groups and their
+        parameter counts, every state entry's name and shape, the settings -- and
+        nothing changes unless it all fits.
         """
-        name = type(self).__name__
-        groups = state_dict.get("param_groups") if hasattr(state_dict, "get") else None
-        if isinstance(groups, dict):  # nb.load gives {'0': {...}, '1': {...}}
-            groups = [groups[k] for k in sorted(groups, key=int)]
-        if not isinstance(groups, list) or len(groups) != len(self.param_groups):
-            raise InputError(message(
-                f"the state dict has {len(groups) if isinstance(groups, list) else 'no'} "
-                f"parameter group(s), this {name} has {len(self.param_groups)}.",
-                where=f"{name}.load_state_dict",
-                hint="load a state dict saved from the same optimizer over the same model."))
-        params = [p for g in self.param_groups for p in g["params"]]
-        for mine, saved in zip(self.param_groups, groups):
-            count = len(_as_list(saved.get("params", [])))
-            if count != len(mine["params"]):
-                raise InputError(message(
-                    f"a saved parameter group holds {count} parameter(s), the matching group "
-                    f"here holds {len(mine['params'])}.", where=f"{name}.load_state_dict",
-                    hint="build the model and the optimizer exactly as when it was saved."))
-        saved_state = {int(k): v for k, v in (state_dict.get("state") or {}).items()}
-        new_state = {}
-        for index, entry in saved_state.items():
-            if not 0 <= index < len(params):
-                raise InputError(message(
-                    f"the saved state refers to parameter {index}, but there are only "
-                    f"{len(params)}.", where=f"{name}.load_state_dict",
-                    hint="load a state dict saved from the same optimizer."))
-            p = params[index]
-            new_state[p] = {k: _state_value(k, v, p, name) for k, v in entry.items()}
+        settings, state = check_state_dict(self, state_dict)
         # Everything checked: now change this optimizer.
-        for mine, saved in zip(self.param_groups, groups):
-            for key, value in saved.items():
-                if key != "params" and key in self.defaults:
-                    mine[key] = _setting(value, self.defaults[key])
-        self.state = new_state
+        for group, saved in zip(self.param_groups, settings):
+            group.update(saved)
+        self.state = state
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -234,13 +220,6 @@ class Optimizer:
 
 # -- helpers -------------------------------------------------------------------------
 
-def _describe(p) -> str:
-    """'conv1.weight (6, 6, 3, 3)', or 'a parameter of shape (3, 6, 1, 1)' if in no model."""
-    path = getattr(p, "path", None)
-    return f"{path} {fmt_shape(p.shape)}" if path else \
-        f"a parameter of shape {fmt_shape(p.shape)} (in no model)"
-
-
 def _models_with_gradients(params) -> list[str]:
     """Class names of the outermost models holding ``params`` in which some other
     parameter has a gradient: evidence that a backward did run through that model."""
@@ -251,63 +230,3 @@ def _models_with_gradients(params) -> list[str]:
         if any(q.grad is not None for q in model.parameters()):
             names.append(type(model).__name__)
     return names
-
-
-def _check_param(name: str, index: int, p) -> None:
-    if not isinstance(p, Tensor):
-        raise InputError(message(
-            f"item {index} of the parameters is a {type(p).__name__}, not a Tensor.",
-            where=name, hint="pass model.parameters(), or tensors made with "
-            "requires_grad=True."))
-    if p.dtype.kind != "f":
-        raise DTypeError(message(
-            f"{_describe(p)} is {p.dtype.name}; only floating point tensors can be optimised.",
-            where=name, hint="make it floating point: nb.tensor(data, dtype=nb.float32)."))
-    if not p.is_leaf:
-        raise InputError(message(
-            f"item {index} of the parameters is not a leaf: it is the result of "
-            f"{p.grad_fn.name}, so its gradient is not kept and updating it changes nothing "
-            "the model reads.", where=name,
-            hint="optimise the tensors you created (model.parameters(), or "
-            "w = nb.randn(3, requires_grad=True)), not results computed from them."))
-
-
-def _non_negative(name: str, key: str, value) -> None:
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or value < 0:
-        raise InputError(message(
-            f"{key} must be a number >= 0, got {value!r}.", where=name,
-            hint="a typical learning rate is 0.01 to 0.1 for SGD and 1e-3 for Adam."
-            if key == "lr" else f"{key}=0 switches it off."))
-
-
-def _as_list(value) -> list:
-    if isinstance(value, Tensor):
-        value = value._array
-    return list(np.asarray(value).reshape(-1)) if not isinstance(value, list) else value
-
-
-def _setting(value, default):
-    """A setting read back from a state dict, in the type of its default."""
-    if isinstance(value, Tensor):
-        value = value._array
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(default, tuple):
-        return tuple(value)
-    if isinstance(default, bool):
-        return bool(value)
-    return value
-
-
-def _state_value(key: str, value, param, name: str):
-    array = value._array if isinstance(value, Tensor) else value
-    if isinstance(array, np.ndarray) and array.ndim > 0:
-        if array.shape != param.shape:
-            raise InputError(message(
-                f"the saved '{key}' has shape {fmt_shape(array.shape)}, but the parameter "
-                f"it belongs to has shape {fmt_shape(param.shape)}.",
-                values=f"parameter: {_describe(param)}",
-                where=f"{name}.load_state_dict",
-                hint="build the model and the optimizer exactly as when it was saved."))
-        return array.astype(param.dtype, copy=True)
-    return np.asarray(array).item() if isinstance(array, np.ndarray) else array

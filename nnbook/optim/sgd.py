@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..errors import InputError, message
-from .optimizer import Optimizer, _non_negative
+from .checks import check_number
+from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
@@ -13,25 +14,28 @@ class SGD(Optimizer):
                       g = g + momentum * buf  (nesterov)  or  g = buf
     """
 
+    _state_tensors = ("momentum_buffer",)
+
     def __init__(self, params, lr, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov)
         super().__init__(params, defaults)
 
-    def _check_settings(self, group):
-        super()._check_settings(group)
-        _non_negative("SGD", "momentum", group["momentum"])
+    def _check_settings(self, group, where):
+        super()._check_settings(group, where)
+        check_number(where, "momentum", group["momentum"])
+        check_number(where, "dampening", group["dampening"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise InputError(message(
                 "nesterov=True needs momentum > 0 and dampening = 0, got "
-                f"momentum={group['momentum']}, dampening={group['dampening']}.", where="SGD",
+                f"momentum={group['momentum']}, dampening={group['dampening']}.", where=where,
                 hint="e.g. SGD(params, lr=0.1, momentum=0.9, nesterov=True)."))
 
     def _update(self, param, grad, group, state):
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
         if weight_decay:
-            grad = grad + weight_decay * param._array
+            grad = grad + weight_decay * param.detach().numpy()
         if momentum:
             buf = state.get("momentum_buffer")
             if buf is None:
@@ -40,4 +44,4 @@ class SGD(Optimizer):
                 buf *= momentum
                 buf += (1 - group["dampening"]) * grad
             grad = grad + momentum * buf if group["nesterov"] else buf
-        param._array -= lr * grad
+        param -= lr * grad  # in place, under no_grad (as PyTorch's param.add_)
