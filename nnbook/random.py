@@ -8,8 +8,6 @@ generator is a different algorithm), so compare results, not random draws.
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from . import dtypes
@@ -62,12 +60,16 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor (save it to draw the same numbers again later)."""
+        import json
+
         from .tensor import _wrap
 
         text = json.dumps(self.numpy.bit_generator.state)
         return _wrap(np.frombuffer(text.encode(), dtype=np.uint8).copy())
 
     def set_state(self, state) -> "Generator":
+        import json
+
         try:
             raw = bytes(np.asarray(state, dtype=np.uint8).tobytes())
             self.numpy.bit_generator.state = json.loads(raw.decode())

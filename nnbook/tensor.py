@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import weakref
 from collections import namedtuple
+from operator import attrgetter
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .printing import tensor_repr
 # ---------------------------------------------------------------------------
 # Running an op
 # ---------------------------------------------------------------------------
-_NO_GRAD = [(False,) * n for n in range(8)]
+_NO_GRAD = [(False,) * n for n in range(64)]  # needs_input_grad when nothing is recorded
 
 
 def apply(op, *inputs: "Tensor") -> "Tensor":
@@ -39,30 +40,37 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     if context.observers:
         return _apply_watched(op, inputs)
     op.infer(*inputs)
-    record = context.grad_enabled and True in [t.requires_grad for t in inputs]
-    if record:
-        op.needs_input_grad = tuple([t.requires_grad for t in inputs])
-    else:
-        n = len(inputs)
-        op.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
-    data = op.forward(*[t._array for t in inputs])
-    out = _wrap(data if type(data) is np.ndarray else np.asarray(data))
+    needs = tuple(map(_requires_grad, inputs))
+    record = context.grad_enabled and True in needs
+    op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
+    data = op.forward(*map(_array, inputs))
+    out = Tensor.__new__(Tensor)
+    out._array = data if type(data) is np.ndarray else np.asarray(data)
+    out.grad = out.grad_fn = out._view = None
+    out._requires_grad, out._counter = False, [0]
     if op.is_view:  # a view shares its input's memory, so it shares its version counter
         out._counter, out._view = inputs[0]._counter, (inputs[0], op)
     if record and out._array.dtype.kind == "f":
-        _link(op, inputs, out)
+        # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
+        op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
+        op.versions = tuple([t._counter[0] for t in inputs])
+        op.layer = context.module_stack[-1] if context.module_stack else None
+        if op.keeps_output:
+            op.output_counter, op.output_version = out._counter, out._counter[0]
+        out._requires_grad, out.grad_fn = True, op
     return out
 
 
+_requires_grad = attrgetter("_requires_grad")
+_array = attrgetter("_array")
+_grad_fn = attrgetter("grad_fn")
+
+
 def _link(op, inputs, out) -> None:
-    """Make ``out`` the output of node ``op`` (the protocol autograd/engine.py reads)."""
-    op.inputs = inputs
-    op.parents = tuple([t.grad_fn for t in inputs])
+    """Make ``out`` the output of node ``op`` whose values are already in it."""
+    op.inputs, op.parents = inputs, tuple([t.grad_fn for t in inputs])
     op.versions = tuple([t._counter[0] for t in inputs])
     op.layer = context.module_stack[-1] if context.module_stack else None
-    op.site = user_site(2)
-    if op.keeps_output:
-        op.output_counter, op.output_version = out._counter, out._counter[0]
     out._requires_grad, out.grad_fn = True, op
 
 
@@ -76,6 +84,8 @@ def _apply_watched(op, inputs):
             out = apply(op, *inputs)
         finally:
             context.observers[:] = watching
+    if any(observer.wants_sites for observer in context.observers):
+        op.site = user_site(2)  # the user's line that made this op (kept only while watched)
     for observer in list(context.observers):
         observer.op_ran(op, inputs, out)
     return out
@@ -383,6 +393,12 @@ class Tensor:
         others = [o if isinstance(o, Tensor) else _constant(o, self) for o in others]
         recording = context.grad_enabled and (
             self._requires_grad or True in [o._requires_grad for o in others])
+        if not recording and getattr(op, "ufunc", None) is not None and not context.observers \
+                and others[0]._array.dtype == self._array.dtype \
+                and others[0].shape == self.shape and self._array.flags.writeable:
+            op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster
+            self._counter[0] += 1
+            return self
         if recording:
             self._check_writable(name)
             before = _wrap(self._array, self._requires_grad)

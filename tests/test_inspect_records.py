@@ -77,8 +77,7 @@ def test_recording_is_off_by_default_and_leaves_no_hooks():
         pass
     assert context.observers == []
     y = nb.ones(2, requires_grad=True) * 2
-    file, line = y.grad_fn.site  # outside recordings a node keeps only where it was made
-    assert file.endswith("test_inspect_records.py") and isinstance(line, int)
+    assert "site" not in y.grad_fn.__dict__  # no bookkeeping outside recordings
 
 
 def test_gradient_history_collects_statistics_over_steps():

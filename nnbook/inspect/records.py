@@ -188,8 +188,12 @@ class _Recorder(context.Observer):
                                      tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor)),
                                      _out_shape(output), self.depth))
 
+    @property
+    def wants_sites(self):
+        return self.sites
+
     def op_ran(self, op, inputs, out):
-        site = user_site(1) if self.sites else None
+        site = op.__dict__.get("site") if self.sites else None
         layer = context.current_layer()
         self.nodes[id(op)] = node_of(op, inputs, out, len(self.nodes), self.leaf_names,
                                      self.nodes, keep=out._array if self.keep_values else None,

@@ -19,6 +19,7 @@ def _float_dtype(dtype):
 
 class Binary(Op):
     ints_to_float = False  # integer operands are converted to the default float first
+    ufunc = None           # the numpy function, where x op= y can run straight into x
 
     def infer(self, a, b):
         shape = a.shape
@@ -33,6 +34,7 @@ class Unary(Op):
 
 class Add(Binary):
     name = "add"
+    ufunc = np.add  # for in-place writes outside the graph (x += y under no_grad)
 
     def forward(self, a, b):
         return a + b
@@ -43,6 +45,7 @@ class Add(Binary):
 
 class Sub(Binary):
     name = "sub"
+    ufunc = np.subtract
 
     def forward(self, a, b):
         return a - b
@@ -53,6 +56,7 @@ class Sub(Binary):
 
 class Mul(Binary):
     name = "mul"
+    ufunc = np.multiply
 
     def forward(self, a, b):
         need_a, need_b = self.needs_input_grad
@@ -68,6 +72,7 @@ class Mul(Binary):
 class Div(Binary):
     name = "div"
     ints_to_float = True  # 7 / 2 is 3.5, in the default float dtype
+    ufunc = np.true_divide
 
     def forward(self, a, b):
         self.a = a if self.needs_input_grad[1] else None
