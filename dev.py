@@ -44,11 +44,12 @@ PLAYWRIGHT = "playwright==1.65.2"
 # then the first of the others that runs here and is not this machine's own kernel.
 KERNELS = ["Prescott", "Haswell", "Sandybridge", "Nehalem"]
 OTHER_KERNELS = 2
-# Left out of those runs: tests that compute nothing with floats (the browser suite is
-# left out by its marker too).
-NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/test_import_light.py",
-               "tests/test_notebooks_normalised.py", "tests/test_seeding.py",
-               "tests/test_torch_required.py", "tests/test_widgets_import.py"]
+# Left out of those runs: tests that compute nothing with floats (the test machinery, the
+# Binder check, shapes and geometry only); the browser suite is left out by its marker too.
+NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/test_conv_geometry.py",
+               "tests/test_import_light.py", "tests/test_notebooks_normalised.py",
+               "tests/test_seeding.py", "tests/test_torch_required.py",
+               "tests/test_widgets_import.py", "tests/test_widgets_shapes.py"]
 # Prints the kernel numpy's OpenBLAS uses, after a small matmul (a kernel that needs
 # instructions this CPU lacks dies here, not in a test). OpenBLAS names Prescott's "Katmai".
 KERNEL_PROBE = ("import numpy, threadpoolctl; numpy.ones((7, 5)) @ numpy.ones((5, 3)); "
