@@ -59,9 +59,6 @@ def same_bits(chunks_made, splits, fn, *arrays):
     return one
 
 
-rng = np.random.default_rng(0)
-
-
 def test_a_batch_splits_into_one_chunk_per_thread_each_worth_it():
     nb.set_num_threads(3)
     chunks = threads.batch_chunks(13, threads.MIN_CHUNK // 4)
@@ -74,14 +71,14 @@ def test_a_batch_splits_into_one_chunk_per_thread_each_worth_it():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_relu_is_the_same_with_threads(dtype, chunks_made):
+def test_relu_is_the_same_with_threads(rng, dtype, chunks_made):
     x = rng.standard_normal((13, 8, 47, 41)).astype(dtype)   # 200 408 values: 3 chunks
     x[0, 0, 0, :3] = [0.0, -0.0, np.nan]
     out, grad = same_bits(chunks_made, 2, lambda t: t.relu(), x)  # forward and backward
     np.testing.assert_array_equal(out, np.where(x > 0, x, x * 0))
 
 
-def test_tiled_max_pool_is_the_same_with_threads(chunks_made):
+def test_tiled_max_pool_is_the_same_with_threads(rng, chunks_made):
     x = rng.standard_normal((13, 8, 47, 41)).astype(np.float32)
     x[1, 2, :2, :2] = 7.0                                     # a tie: the first tap wins
     out, grad = same_bits(chunks_made, 2, lambda t: F.max_pool2d(t, 2), x)
@@ -90,7 +87,7 @@ def test_tiled_max_pool_is_the_same_with_threads(chunks_made):
 
 
 @pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 0, 2), (1, (2, 0), 1)])
-def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_made):
+def test_conv2d_im2col_is_the_same_with_threads(rng, stride, padding, groups, chunks_made):
     x = rng.standard_normal((7, 8, 61, 47)).astype(np.float32)
     w = rng.standard_normal((6, 8 // groups, 3, 2)).astype(np.float32)
     b = rng.standard_normal(6).astype(np.float32)
@@ -122,7 +119,7 @@ def test_a_chunk_does_not_split_again():
     assert inner == [[slice(0, 8)], [slice(0, 8)]]
 
 
-def test_blas_threads_are_restored_after_a_split_op():
+def test_blas_threads_are_restored_after_a_split_op(rng):
     setter = threads._find_blas_setter()
     if setter is None:
         pytest.skip("this numpy's BLAS has no per-thread setting (OpenBLAS < 0.3.27)")
@@ -154,7 +151,7 @@ def test_the_default_follows_the_blas_environment(monkeypatch):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 @pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")  # Python 3.12+ warns
-def test_a_forked_child_splits_with_threads_of_its_own():
+def test_a_forked_child_splits_with_threads_of_its_own(rng):
     nb.set_num_threads(2)
     x = nb.tensor(rng.standard_normal((8, 8, 64, 64)).astype(np.float32))
     expected = F.relu(x).detach().numpy()  # the parent's pool now has a worker thread
