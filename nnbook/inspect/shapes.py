@@ -40,7 +40,7 @@ class ShapeStep:
     def name(self) -> str:
         """'features.2 (Conv2d)', or '3 (Sum: add)' for an op in a container's forward."""
         layer = f"{self.container}: {self.layer}" if self.container else self.layer
-        return f"{self.path} ({layer})" if self.path else layer
+        return context.layer_name(self.path, layer)
 
     @property
     def failed(self) -> bool:
