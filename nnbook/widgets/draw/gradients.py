@@ -8,7 +8,8 @@ from __future__ import annotations
 from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullLocator
 
-from ...inspect.params import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, gradient_flow
+from ...inspect.flow import gradient_flow
+from ..palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR
 
 FONT = 12
 SMALL = 10.5

@@ -10,7 +10,7 @@ from matplotlib.artist import Artist
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import FancyBboxPatch
 
-from ...inspect.params import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
+from ..palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 from .graph_layout import NODE_H, graph_layout
 
 FONT = 10.5

@@ -14,14 +14,15 @@ import textwrap
 from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle
 
 from ...errors import fmt_shape  # (10, 3, 16, 8), the way every nnbook message writes shapes
+from .. import palette
 
-# One colour per role, in every nnbook widget.
-INPUT, INPUT_FILL = "#1565c0", "#bbdefb"
-OUTPUT, OUTPUT_FILL = "#2e7d32", "#c8e6c9"
-LAYER, LAYER_FILL = "#e65100", "#ffe0b2"
-ERROR, ERROR_FILL = "#c62828", "#ffebee"
-PADDING, PADDING_FILL = "#757575", "#e0e0e0"
-TEXT, MUTED = "#212121", "#616161"
+# The roles of a shape drawing, in the colours of every nnbook view.
+INPUT, INPUT_FILL = palette.FORWARD_COLOR, palette.FORWARD_FILL
+OUTPUT, OUTPUT_FILL = palette.OUTPUT_COLOR, palette.OUTPUT_FILL
+LAYER, LAYER_FILL = palette.LAYER_COLOR, palette.LAYER_FILL
+ERROR, ERROR_FILL = palette.PROBLEM_COLOR, palette.PROBLEM_FILL
+PADDING, PADDING_FILL = palette.PADDING_COLOR, palette.PADDING_FILL
+TEXT, MUTED = palette.TEXT_COLOR, palette.MUTED_COLOR
 ROLES = {"input": (INPUT, INPUT_FILL), "output": (OUTPUT, OUTPUT_FILL),
          "error": (ERROR, ERROR_FILL)}
 
