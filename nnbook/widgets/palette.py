@@ -2,8 +2,11 @@
 
 Blue is for values going forward (inputs, parameters), purple for gradients, red for
 anything wrong; a shape step draws its input blue, its layer orange and its output green.
+Colours that only one view uses (a graph's node fills, a convolution's group colours)
+are defined in that view.
 """
-FORWARD_COLOR, FORWARD_FILL = "#1565c0", "#bbdefb"   # values, parameters, inputs
+FORWARD_COLOR = "#1565c0"                            # values going forward, parameters
+INPUT_FILL = "#bbdefb"                               # inside a drawn input tensor
 GRADIENT_COLOR = "#7b3fa0"                           # gradients
 PROBLEM_COLOR, PROBLEM_FILL = "#c62828", "#ffebee"   # anything wrong
 PROBLEM_TINT = "#fdecea"                             # behind a row that has a problem

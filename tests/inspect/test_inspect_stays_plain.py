@@ -12,9 +12,19 @@ from nnbook import nn
 INSPECT = Path(nb.__file__).parent / "inspect"
 
 
-def test_no_colour_is_defined_in_the_parameter_report_modules():
-    for name in ("params.py", "param_flags.py", "flow.py", "values.py"):
-        assert not re.search(r"#[0-9a-fA-F]{6}\b", (INSPECT / name).read_text()), name
+def test_no_colour_or_html_style_is_written_in_the_inspect_floor():
+    for path in sorted(INSPECT.glob("*.py")):
+        text = path.read_text()
+        assert not re.search(r"#[0-9a-fA-F]{6}\b|style=", text), path.name
+
+
+def test_summaries_and_shape_traces_show_as_plain_tables():
+    model = nn.Sequential(nn.Conv2d(3, 5, 3), nn.Flatten(), nn.Linear(7, 2))
+    for record in (nb.summary(model, (2, 3, 9, 7)), nb.infer_shapes(model, (2, 3, 9, 7))):
+        page = record._repr_html_()
+        assert "<table>" in page and "<pre>" in page  # the table, then the error in full
+        assert "2 (Linear): expects input with 7 features in its last dimension, got 175." \
+            in page
 
 
 def test_a_parameter_report_shows_in_a_notebook_as_its_text():

@@ -17,7 +17,7 @@ from ...errors import fmt_shape  # (10, 3, 16, 8), the way every nnbook message 
 from .. import palette
 
 # The roles of a shape drawing, in the colours of every nnbook view.
-INPUT, INPUT_FILL = palette.FORWARD_COLOR, palette.FORWARD_FILL
+INPUT, INPUT_FILL = palette.FORWARD_COLOR, palette.INPUT_FILL
 OUTPUT, OUTPUT_FILL = palette.OUTPUT_COLOR, palette.OUTPUT_FILL
 LAYER, LAYER_FILL = palette.LAYER_COLOR, palette.LAYER_FILL
 ERROR, ERROR_FILL = palette.PROBLEM_COLOR, palette.PROBLEM_FILL
