@@ -1,4 +1,5 @@
-"""nnbook/ops/{softmax,losses,class_targets,norm,dropout}.py and nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
+"""The ops of nnbook/ops/{softmax,losses,class_targets,norm,dropout}.py through
+nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
 
 Shapes are odd and non-square on purpose; gradients are checked in float64.
 """

@@ -289,7 +289,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     fn = "nll_loss"
     op = NllLoss(_array(fn, "weight", weight), ignore_index,
-                       legacy_reduction(f"F.{fn}", size_average, reduce, reduction))
+                 legacy_reduction(f"F.{fn}", size_average, reduce, reduction))
     return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
 
 
@@ -301,7 +301,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     fn = "cross_entropy"
     op = CrossEntropy(_array(fn, "weight", weight), ignore_index,
-                            legacy_reduction(f"F.{fn}", size_average, reduce, reduction), label_smoothing)
+                      legacy_reduction(f"F.{fn}", size_average, reduce, reduction),
+                      label_smoothing)
     return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
 
 

@@ -4,8 +4,9 @@ Assigning a Parameter, a Module or a buffer to an attribute registers it, so a
 model can list what it holds by dotted path (``block.conv2.weight``; items of
 a Sequential by index, ``features.0.weight``).  Paths are joined in one place,
 :func:`~nnbook.nn.parameter.join_path`, and every message naming a layer writes
-it with :func:`nnbook.context.layer_name`.  Calling a module runs ``forward`` with its path on the module stack, so an
-error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
+it with :func:`nnbook.context.layer_name`.  Calling a module runs ``forward``
+with its path on the module stack, so an error deep inside an op can say
+``features.2 (Conv2d), in conv2d: ...``.
 """
 from __future__ import annotations
 
@@ -43,8 +44,9 @@ class Module:
     """
 
     def __new__(cls, *args, **kwargs):
-        # The guard against the layer built in forward lives here, where the constructor's arguments are
-        # still at hand to show, and before __init__ allocates any weights.
+        # The guard against the layer built in forward lives here, where the
+        # constructor's arguments are still at hand to show, and before __init__
+        # allocates any weights.
         if guard.building_forbidden():
             call = guard.describe_call(cls, args, kwargs)
             guard.check_build(call, f"self.{cls.__name__.lower()} = {call}")

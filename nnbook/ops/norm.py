@@ -102,7 +102,8 @@ class BatchNorm(Op):
         return out
 
     def updated_running_stats(self, mean, var) -> tuple:
-        """r_new = (1 - m) r + m * stat; the variance's stat is unbiased: n / (n - 1), as PyTorch."""
+        """r_new = (1 - m) r + m * stat; the variance's stat is unbiased (n / (n - 1)), as
+        in PyTorch."""
         if self.momentum is None:  # a cumulative average over the batches, this one included
             m = 1.0 / (float(self.num_batches_tracked) + 1)
         else:
