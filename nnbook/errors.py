@@ -1,6 +1,6 @@
 """nnbook's exceptions and the one place their messages are put together.
 
-Every error a user can cause has four parts (see DESIGN.md):
+Every error a user can cause has four parts (see ARCHITECTURE.md):
 
     where: the layer path and class, or the op, and the user's source line
     what:  what was expected and what came

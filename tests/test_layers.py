@@ -210,7 +210,7 @@ def test_losses_take_pytorch_arguments():
 
 
 def test_legacy_loss_flags_become_reduction_with_a_warning():
-    from nnbook.nn.layers.loss import LegacyReductionWarning
+    from nnbook.nn.functional import LegacyReductionWarning
 
     with pytest.warns(LegacyReductionWarning, match="use reduction='sum'"):
         loss = nn.MSELoss(size_average=False)

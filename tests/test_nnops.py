@@ -1,4 +1,5 @@
-"""nnbook/ops/nnops.py and nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
+"""The ops of nnbook/ops/{softmax,losses,class_targets,norm,dropout}.py through
+nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
 
 Shapes are odd and non-square on purpose; gradients are checked in float64.
 """
@@ -11,7 +12,10 @@ import pytest
 import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook.errors import DimError, DTypeError, InputError, ShapeError
-from nnbook.ops import nnops
+from nnbook.ops.dropout import Dropout
+from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
+from nnbook.ops.norm import BatchNorm
+from nnbook.ops.softmax import LogSoftmax, Softmax
 from nnbook.ops.base import Spec
 from nnbook.tensor import apply
 
@@ -461,11 +465,13 @@ def test_batch_norm_cumulative_average_with_num_batches_tracked(rng):
     rm, rv, count = np.zeros(5), np.ones(5), np.array(0)
     batches = [rng.standard_normal((4, 5, 3)) for _ in range(3)]
     for b in batches:
-        apply(nnops.BatchNorm(True, None, 1e-5, rm, rv, count), nb.tensor(b))
+        F.batch_norm_counted(nb.tensor(b), rm, rv, training=True, momentum=None,
+                             num_batches_tracked=count)
     assert count == 3
     np.testing.assert_allclose(rm, np.mean([b.mean(axis=(0, 2)) for b in batches], axis=0))
     np.testing.assert_allclose(rv, np.mean([b.var(axis=(0, 2), ddof=1) for b in batches], axis=0))
-    apply(nnops.BatchNorm(True, 0.1, 1e-5, rm, rv, count), nb.tensor(batches[0]))
+    F.batch_norm_counted(nb.tensor(batches[0]), rm, rv, training=True, momentum=0.1,
+                         num_batches_tracked=count)
     assert count == 4  # counted with a float momentum too, as PyTorch's modules do
 
 
@@ -492,7 +498,7 @@ def test_batch_norm_errors(rng):
         F.batch_norm(x, rm, rv, training=True, momentum=None)
     with pytest.raises(InputError, match=r"momentum=None \(a cumulative average\) needs the "
                                          r"count of batches seen"):
-        apply(nnops.BatchNorm(True, None, 1e-5, rm.detach().numpy(), rv.detach().numpy()), x)
+        apply(BatchNorm(True, None, 1e-5, rm.detach().numpy(), rv.detach().numpy()), x)
     with pytest.raises(ShapeError, match=r"expects input \(N, C\), \(N, C, L\) or \(N, C, H, W\),"
                                          r" got shape \(5,\)"):
         F.batch_norm(t64(rng, 5), rm, rv)
@@ -556,18 +562,18 @@ def test_dropout_errors(rng):
 # ---------------------------------------------------------------------------
 
 SHAPE_CASES = [
-    (lambda: nnops.Softmax(1), [(3, 5, 4, 3)]),
-    (lambda: nnops.LogSoftmax(-1), [(7, 5)]),
-    (lambda: nnops.NllLoss(reduction="none"), [(3, 5, 4, 3), ((3, 4, 3), np.int64)]),
-    (lambda: nnops.NllLoss(), [(7, 5), ((7,), np.int64)]),
-    (lambda: nnops.CrossEntropy(reduction="none"), [(5,), ((), np.int64)]),
-    (lambda: nnops.CrossEntropy(reduction="none"), [(3, 5, 4), (3, 5, 4)]),
-    (lambda: nnops.CrossEntropy(reduction="sum"), [(7, 5), ((7,), np.int64)]),
-    (lambda: nnops.MseLoss("none"), [(7, 5), (7, 5)]),
-    (lambda: nnops.MseLoss(), [(7, 5), (7, 5), (7, 5)]),
-    (lambda: nnops.BatchNorm(True, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(3, 5, 4, 3), (5,), (5,)]),
-    (lambda: nnops.BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(7, 5)]),
-    (lambda: nnops.Dropout(np.random.default_rng(0), 0.5), [(3, 5, 4, 3)]),
+    (lambda: Softmax(1), [(3, 5, 4, 3)]),
+    (lambda: LogSoftmax(-1), [(7, 5)]),
+    (lambda: NllLoss(reduction="none"), [(3, 5, 4, 3), ((3, 4, 3), np.int64)]),
+    (lambda: NllLoss(), [(7, 5), ((7,), np.int64)]),
+    (lambda: CrossEntropy(reduction="none"), [(5,), ((), np.int64)]),
+    (lambda: CrossEntropy(reduction="none"), [(3, 5, 4), (3, 5, 4)]),
+    (lambda: CrossEntropy(reduction="sum"), [(7, 5), ((7,), np.int64)]),
+    (lambda: MseLoss("none"), [(7, 5), (7, 5)]),
+    (lambda: MseLoss(), [(7, 5), (7, 5), (7, 5)]),
+    (lambda: BatchNorm(True, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(3, 5, 4, 3), (5,), (5,)]),
+    (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(7, 5)]),
+    (lambda: Dropout(np.random.default_rng(0), 0.5), [(3, 5, 4, 3)]),
 ]
 
 
@@ -582,9 +588,9 @@ def test_shape_rule_matches_forward(rng, make, specs):
 
 def test_shape_rule_reports_errors_without_data():
     with pytest.raises(ShapeError, match="input has 7 samples but target has 6"):
-        nnops.CrossEntropy().infer(Spec((7, 5)), Spec((6,), np.int64))
+        CrossEntropy().infer(Spec((7, 5)), Spec((6,), np.int64))
     with pytest.raises(ShapeError, match="more than 1 value per channel"):
-        nnops.BatchNorm(True).infer(Spec((1, 5)))
+        BatchNorm(True).infer(Spec((1, 5)))
 
 
 # ---------------------------------------------------------------------------

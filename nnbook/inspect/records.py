@@ -38,7 +38,7 @@ class ModuleCall:
 
     @property
     def name(self):
-        return f"{self.path} ({self.layer})" if self.path else self.layer
+        return context.layer_name(self.path, self.layer)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ class ShapeStep:
     def name(self) -> str:
         """'features.2 (Conv2d)', or '3 (Sum: add)' for an op in a container's forward."""
         layer = f"{self.container}: {self.layer}" if self.container else self.layer
-        return f"{self.path} ({layer})" if self.path else layer
+        return context.layer_name(self.path, layer)
 
     @property
     def failed(self) -> bool:
@@ -99,16 +99,15 @@ class ShapeTrace:
         return f"<ShapeTrace of {self.model}: {len(self.steps)} steps, {state}>"
 
     def _repr_html_(self):
+        """The table as plain HTML (colours belong to the widgets: ShapeStepper)."""
         rows = []
         for s in self.steps:
-            style = " style='color:#c62828'" if s.failed else ""
-            out = fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED"
+            out = fmt_shape(s.output_shape) if s.output_shape is not None else "<b>FAILED</b>"
             formula = "<br>".join(html.escape(f) for f in s.formula)
-            rows.append(f"<tr{style}><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
+            rows.append(f"<tr><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
                         f"<td>{' '.join(fmt_shape(x) for x in s.input_shapes)}</td>"
                         f"<td>{out}</td><td>{formula}</td></tr>")
-        tail = "" if self.error is None else \
-            f"<pre style='color:#c62828'>{html.escape(str(self.error))}</pre>"
+        tail = "" if self.error is None else f"<pre>{html.escape(str(self.error))}</pre>"
         return ("<table><tr><th>#</th><th>layer</th><th>input</th><th>output</th>"
                 "<th>formula</th></tr>" + "".join(rows) + "</table>" + tail)
 

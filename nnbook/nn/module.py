@@ -3,25 +3,25 @@
 Assigning a Parameter, a Module or a buffer to an attribute registers it, so a
 model can list what it holds by dotted path (``block.conv2.weight``; items of
 a Sequential by index, ``features.0.weight``).  Paths are joined in one place,
-:func:`~nnbook.nn.parameter.join_path`, and every message naming a layer uses
-it.  Calling a module runs ``forward`` with its path on the module stack, so an
-error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
+:func:`~nnbook.nn.parameter.join_path`, and every message naming a layer writes
+it with :func:`nnbook.context.layer_name`.  Calling a module runs ``forward``
+with its path on the module stack, so an error deep inside an op can say
+``features.2 (Conv2d), in conv2d: ...``.
 """
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 
 import numpy as np
 
 from .. import context
+from ..context import layer_name
 from ..errors import DTypeError, InputError, NnbookError, message, warn_from_user_code
 from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor, _wrap
 from . import guard
-from .guard import describe_layer
 from .loading import IncompatibleKeys, check_and_load  # noqa: F401 (re-exported)
-from .parameter import Parameter, join_path
+from .parameter import Parameter, join_path, note_used
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
 
@@ -44,8 +44,9 @@ class Module:
     """
 
     def __new__(cls, *args, **kwargs):
-        # The guard of seed 000 lives here, where the constructor's arguments are
-        # still at hand to show, and before __init__ allocates any weights.
+        # The guard against the layer built in forward lives here, where the
+        # constructor's arguments are still at hand to show, and before __init__
+        # allocates any weights.
         if guard.building_forbidden():
             call = guard.describe_call(cls, args, kwargs)
             guard.check_build(call, f"self.{cls.__name__.lower()} = {call}")
@@ -58,8 +59,8 @@ class Module:
         d["_buffers"] = {}
         d["_non_persistent"] = set()
         d["_modules"] = {}
-        d["_parents"] = []     # [(weakref to a parent Module, attribute name)]
         d["_call_names"] = {}  # id(descendant) -> its name here, for call-time paths
+        note_used(self)        # alive, and a candidate outermost model (nn/parameter.py)
 
     # ------------------------------------------------------------------ calling
     def forward(self, *args, **kwargs):
@@ -74,7 +75,11 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         stack = context.module_stack
-        path = self._path_in(stack[-1]) if stack else ""  # '' for the outermost model
+        if stack:
+            path = self._path_in(stack[-1])
+        else:  # the outermost model: it names its parameters in messages from now on
+            path = ""
+            note_used(self)
         stack.append((path, self))
         try:
             if context.observers:
@@ -170,24 +175,21 @@ class Module:
             object.__setattr__(self, name, value)
 
     def _register(self, kind: str, name: str, value) -> None:
-        """Put ``value`` under ``name`` in registry ``kind``, keeping parent links right."""
+        """Put ``value`` under ``name`` in registry ``kind`` (and in no other registry)."""
         d = self.__dict__
         for other in _REGISTRIES:
-            old = d[other].pop(name, None) if other != kind else d[kind].get(name)
-            if old is not None and other != "_buffers":
-                _unlink(old, self, name)
+            if other != kind:
+                d[other].pop(name, None)
         if kind == "_modules" and value is not None:
-            if "_parents" not in value.__dict__:
+            if "_modules" not in value.__dict__:
                 raise ModuleAttributeError(message(
                     f"the {type(value).__name__} assigned to self.{name} was never "
                     "initialised: its __init__ did not call super().__init__().",
-                    where=describe_layer("", type(self).__name__),
+                    where=layer_name("", self),
                     hint=f"add super().__init__() as the first line of "
                     f"{type(value).__name__}.__init__."))
         d[kind][name] = value
         d[name] = value  # plain attribute lookup finds it without __getattr__ (fast)
-        if kind != "_buffers" and value is not None:
-            value.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
         d["_call_names"].clear()
         if kind != "_buffers":
             d["_non_persistent"].discard(name)
@@ -233,7 +235,7 @@ class Module:
                 return d[kind][name]
         known = [n for n in list(d) + dir(type(self)) if not n.startswith("_")]
         close = _close_matches(name, known, n=3, cutoff=0.6)
-        layers = ", ".join(describe_layer(n, type(m).__name__)
+        layers = ", ".join(layer_name(n, m)
                            for n, m in d["_modules"].items() if m is not None)
         raise ModuleAttributeError(message(
             f"this module has no attribute '{name}'.",
@@ -248,24 +250,17 @@ class Module:
         d = self.__dict__
         for kind in _REGISTRIES:
             if name in d.get(kind, ()):
-                old = d[kind].pop(name)
+                d[kind].pop(name)
                 d.pop(name, None)
-                if old is not None and kind != "_buffers":
-                    _unlink(old, self, name)
                 d["_call_names"].clear()
                 return
         object.__delattr__(self, name)
 
     def __setstate__(self, state):
-        # copy.deepcopy: the copy's parents and children are new objects, so the
-        # parent links are rebuilt here rather than copied.
+        # copy.deepcopy: a new module, alive, that __init__ never saw
         self.__dict__.update(state)
-        self.__dict__["_parents"] = []
         self.__dict__["_call_names"] = {}
-        for kind in ("_parameters", "_modules"):
-            for name, obj in state[kind].items():
-                if obj is not None:
-                    obj.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
+        note_used(self)
 
     # ----------------------------------------------------------------- walking
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
@@ -456,12 +451,6 @@ class Module:
 
 
 # -- helpers for the registry ---------------------------------------------------------
-
-def _unlink(obj, parent: Module, name: str) -> None:
-    links = obj.__dict__.get("_parents")
-    if links:
-        links[:] = [(ref, n) for ref, n in links if not (ref() is parent and n == name)]
-
 
 def _check_name(module: Module, name, method: str, kind: str) -> None:
     cls = type(module).__name__

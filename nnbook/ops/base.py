@@ -34,6 +34,7 @@ is on.
 from __future__ import annotations
 
 import functools
+import numbers
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -125,11 +126,15 @@ class Op(ABC):
     def backward(self, grad_out):
         """One gradient per input (None where none is needed)."""
 
+    @property
+    def where(self) -> str:
+        """Where messages about this op happen: 'features.2 (Conv2d), in conv2d'."""
+        layer = context.current_layer()
+        return f"{layer}, in {self.name}" if layer else self.name
+
     def fail(self, what, values=None, hint=None, cls=ShapeError):
         """Raise ``cls`` with the four-part message, naming this op and the layer."""
-        layer = context.current_layer()
-        where = f"{layer}, in {self.name}" if layer else self.name
-        raise cls(message(what, where=where, values=values, hint=hint))
+        raise cls(message(what, where=self.where, values=values, hint=hint))
 
     @classmethod
     def input_names(cls, count: int) -> list[str]:
@@ -166,6 +171,11 @@ def _forward_names(cls) -> tuple:
 
 def is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def is_real(v) -> bool:
+    """A real number (int or float of any kind), but not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
 def pair(value, name: str, where: str) -> tuple:
@@ -233,3 +243,11 @@ def normalize_dim(op: Op, dim: int, ndim: int, name="dim") -> int:
             cls=DimError,
         )
     return dim % n
+
+
+def check_float(op: Op, x, what="input"):
+    """Fail unless ``x`` holds floating point numbers (a loss or a norm of integers is a bug)."""
+    if x.dtype.kind != "f":
+        op.fail(f"expects a floating point {what}, got {x.dtype.name}.",
+                values=f"{what} {fmt_shape(x.shape)} {x.dtype.name}",
+                hint=f"convert it first: {what}.float().", cls=DTypeError)
