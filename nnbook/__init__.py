@@ -23,6 +23,7 @@ from .device import device
 from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
                      int16, int32, int64, long, set_default_dtype, short, uint8)
+from .functions import *  # noqa: F403  (nb.exp(x), nb.sum(x, 1), ...: the tensor methods)
 from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
                      ContractError, DimError, DTypeError, GradcheckError, InputError,
                      NnbookError, ShapeError, SignatureError, TeachingWarning)
@@ -33,20 +34,6 @@ from .tensor import Tensor
 
 __version__ = "0.1.0"
 
-
-def _method(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"nb.{name}(x, ...) is x.{name}(...)."
-    return fn
-
-
-exp, log, sqrt, tanh, sigmoid, relu, abs, clamp, clip = map(
-    _method, ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "clamp", "clip"))
-sum, mean, max, argmax, all, any = map(_method, ("sum", "mean", "max", "argmax", "all", "any"))
-reshape, flatten, permute, transpose, matmul, squeeze, unsqueeze = map(
-    _method, ("reshape", "flatten", "permute", "transpose", "matmul", "squeeze", "unsqueeze"))
 
 # Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
 _LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets")

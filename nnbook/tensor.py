@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections import namedtuple
 from operator import attrgetter
 
 import numpy as np
@@ -27,6 +26,7 @@ from .errors import (ArgumentError, BackwardError, DTypeError, InputError, Shape
 from .ops import elementwise as ew
 from .ops import indexing, linalg, reduce
 from .ops import shape as shape_ops
+from .methods import Conversion, Maths, Reductions, Shapes
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
@@ -105,10 +105,6 @@ def _wrap(array: np.ndarray, requires_grad=False) -> "Tensor":
     return t
 
 
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
-
-
 class RemovableHandle:
     """What ``register_hook`` returns: ``handle.remove()`` takes the hook away."""
 
@@ -125,7 +121,7 @@ class RemovableHandle:
 # Tensor
 # ---------------------------------------------------------------------------
 
-class Tensor:
+class Tensor(Conversion, Maths, Reductions, Shapes):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -195,6 +191,29 @@ class Tensor:
 
     def _dim(self, dim, what="dim") -> int:
         return shape_ops.checked_dim(dim, self.ndim, where=f"Tensor.{what}")
+
+    # -- what the method families (nnbook/methods) build on ---------------------------
+    @staticmethod
+    def _op(op, *inputs) -> "Tensor":
+        return apply(op, *inputs)
+
+    def _binary(self, op, other) -> "Tensor":
+        return _binary(op, self, other)
+
+    @staticmethod
+    def _new(array) -> "Tensor":
+        return _wrap(np.asarray(array))
+
+    @staticmethod
+    def _is_tensor(x) -> bool:
+        return isinstance(x, Tensor)
+
+    def _cast(self, np_dtype) -> "Tensor":
+        return _as(self, np_dtype)
+
+    def _floating(self) -> "Tensor":
+        """Maths on integers or booleans (exp, log, ...) computes in the default float."""
+        return self if self._array.dtype.kind in "fc" else _as(self, dtypes.default_float())
 
     # -- requires_grad, data, detach ------------------------------------------------
     @property
@@ -554,226 +573,9 @@ class Tensor:
 
     add, sub, mul, div, matmul, pow = __add__, __sub__, __mul__, __truediv__, __matmul__, __pow__
 
-    # -- dtype conversion --------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> "Tensor":
-        """``to(dtype)``, ``to(device)``, ``to(other)`` or ``to(device, dtype)``: a converted
-        tensor (this one when nothing changes); only the CPU is a device here."""
-        dtype = kwargs.pop("dtype", None)
-        device_ = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("copy", None)
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (dtypes.dtype, np.dtype, type)) and a is not str:
-                dtype = a
-            else:
-                device_ = a
-        from .device import check_device
-
-        check_device(device_, "Tensor.to")
-        if dtype is None:
-            return self
-        target = dtypes.numpy_dtype(dtype)
-        return self if target == self._array.dtype else _as(self, target)
-
-    def type(self, dtype=None):
-        """The dtype's name (PyTorch's 'torch.FloatTensor' style) or a converted tensor."""
-        if dtype is None:
-            return _TYPE_NAMES.get(self._array.dtype.name, self._array.dtype.name)
-        if isinstance(dtype, str) and dtype in _TYPE_BY_NAME:
-            dtype = _TYPE_BY_NAME[dtype]
-        return self.to(dtype)
-
-    def type_as(self, other):
-        return self.to(other.dtype)
-
-    def float(self):
-        return self.to(dtypes.float32)
-
-    def double(self):
-        return self.to(dtypes.float64)
-
-    def half(self):
-        return self.to(dtypes.float16)
-
-    def long(self):
-        return self.to(dtypes.int64)
-
-    def int(self):
-        return self.to(dtypes.int32)
-
-    def bool(self):
-        return self.to(dtypes.bool)
-
-    def cpu(self):
-        return self
-
-    def cuda(self, *args, **kwargs):
-        from .device import check_device
-
-        check_device("cuda", "Tensor.cuda")
-
-    # -- elementwise -----------------------------------------------------------------------------
-    def exp(self):
-        return apply(ew.Exp(), _floating(self))
-
-    def log(self):
-        return apply(ew.Log(), _floating(self))
-
-    def sqrt(self):
-        return apply(ew.Sqrt(), _floating(self))
-
-    def abs(self):
-        return apply(ew.Abs(), self)
-
-    def tanh(self):
-        return apply(ew.Tanh(), _floating(self))
-
-    def sigmoid(self):
-        return apply(ew.Sigmoid(), _floating(self))
-
-    def relu(self):
-        return apply(ew.Relu(), self)
-
-    def clamp(self, min=None, max=None):
-        return apply(ew.Clamp(min, max), self)
-
-    clip = clamp
-
-    # -- reductions -----------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        x = self if dtype is None else self.to(dtype)
-        if dtype is None and x._array.dtype.kind == "b":
-            x = x.long()  # as PyTorch, the sum of booleans counts them
-        return apply(reduce.Sum(dim, keepdim), x)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        return apply(reduce.Mean(dim, keepdim), self if dtype is None else self.to(dtype))
-
-    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """max() of every element; ``max(dim)`` gives (values, indices); ``max(other)`` is
-        the element-wise maximum."""
-        if isinstance(dim, Tensor):
-            return _binary(ew.Maximum(), self, dim)
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        op = reduce.Max(dim, keepdim)
-        values = apply(op, self)
-        return values if dim is None else MaxResult(values, _wrap(op.indices()))
-
-    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        if dim is None:
-            return _wrap(np.asarray(np.argmax(self._array), dtype=np.int64))
-        d = self._dim(dim, "argmax")
-        if self.ndim == 0:
-            return _wrap(np.zeros((), dtype=np.int64))
-        return _wrap(np.argmax(self._array, axis=d, keepdims=keepdim).astype(np.int64))
-
-    def all(self, dim=None, keepdim=False):
-        axis = None if dim is None else self._dim(dim, "all")
-        return _wrap(np.asarray(self._array.all(axis=axis, keepdims=keepdim)))
-
-    def any(self, dim=None, keepdim=False):
-        axis = None if dim is None else self._dim(dim, "any")
-        return _wrap(np.asarray(self._array.any(axis=axis, keepdims=keepdim)))
-
-    # -- shape ---------------------------------------------------------------------------------
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return apply(shape_ops.Reshape(shape), self)
-
-    view = reshape
-
-    def view_as(self, other):
-        return self.reshape(other.shape)
-
-    reshape_as = view_as
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        if self.ndim == 0:
-            return self.reshape(1)
-        start = self._dim(start_dim, "flatten")
-        end = self._dim(end_dim, "flatten")
-        if start > end:
-            raise InputError(message(
-                f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}).",
-                where="Tensor.flatten", hint="use start_dim <= end_dim."))
-        s = self.shape
-        size = 1
-        for n in s[start:end + 1]:
-            size *= n
-        return self.reshape(s[:start] + (size,) + s[end + 1:])
-
-    def permute(self, *dims):
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        return apply(shape_ops.Permute(dims), self)
-
-    def transpose(self, dim0, dim1):
-        dims = list(range(self.ndim))
-        a, b = self._dim(dim0, "transpose"), self._dim(dim1, "transpose")
-        if self.ndim:
-            dims[a], dims[b] = dims[b], dims[a]
-        return self.permute(dims)
-
-    swapaxes = transpose
-
-    def t(self):
-        if self.ndim > 2:
-            raise ShapeError(message(
-                f"t() transposes tensors of at most 2 dimensions, this one has {self.ndim}.",
-                where="Tensor.t", hint="use x.transpose(dim0, dim1) or x.mT."))
-        return self if self.ndim < 2 else self.transpose(0, 1)
-
-    @property
-    def T(self):
-        return self.permute(tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self):
-        return self.transpose(-2, -1)
-
-    def unsqueeze(self, dim):
-        d = shape_ops.checked_dim(dim, self.ndim + 1, "Tensor.unsqueeze")
-        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
-
-    def squeeze(self, dim=None):
-        if dim is None:
-            return self.reshape(tuple(n for n in self.shape if n != 1))
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-        drop = {self._dim(d, "squeeze") for d in dims}
-        return self.reshape(tuple(n for i, n in enumerate(self.shape)
-                                  if not (i in drop and n == 1)))
-
-    def expand(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return apply(shape_ops.Expand(shape), self)
-
-    def expand_as(self, other):
-        return self.expand(other.shape)
-
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, key):
         return apply(indexing.Index(_unwrap_key(key)), self)
-
-
-_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-               "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
-               "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
-               "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
-_TYPE_BY_NAME = {name: dtypes.as_dtype(dt) for dt, name in _TYPE_NAMES.items()}
-
-
-def _numpy_names(dim, keepdim, axis, keepdims):
-    """PyTorch also takes numpy's names: axis= for dim=, keepdims= for keepdim=."""
-    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
-
-
-def _floating(t: Tensor) -> Tensor:
-    """Maths on integers or booleans (exp, log, ...) computes in the default float."""
-    return t if t._array.dtype.kind in "fc" else _as(t, dtypes.default_float())
 
 
 def _unwrap_key(key):
