@@ -80,7 +80,7 @@ class Generator:
         return self
 
     def __repr__(self):
-        return "<nnbook.Generator>"
+        return f"<nnbook.Generator, seeded with {self._seed}>"
 
 
 default_generator = Generator()
