@@ -108,8 +108,9 @@ def _check_message(m: Mistake, text: str) -> None:
     assert pathlib.Path(found["file"]).name == filename.name, \
         f"the line should be in {filename.name}:\n{text}"
     lines = _code_lines(m.act.__code__)
-    if m.also is not None:
-        lines |= _code_lines(m.also.__code__)
+    if m.also is not None:  # a function's lines, from its decorators to its end
+        also = _code_lines(m.also.__code__)
+        lines |= set(range(m.also.__code__.co_firstlineno, max(also) + 1))
     assert int(found["line"]) in lines, \
         f"line {found['line']} is not a line of the entry ({sorted(lines)}):\n{text}"
     before_at = text[:found.start()]

@@ -9,8 +9,8 @@ import pytest
 from catalogue import check, mistake
 
 import nnbook as nb
-from nnbook.errors import (ArgumentError, BackwardError, DimError, DTypeError, InputError,
-                           ShapeError)
+from nnbook.errors import (ArgumentError, BackwardError, ContractError, DimError, DTypeError,
+                           GradcheckError, InputError, ShapeError, SignatureError)
 
 
 def leaf():
@@ -39,6 +39,58 @@ def saved_output_changed():
     with nb.no_grad():
         y.add_(1)
     return x, y
+
+
+class OneGradientForTwo(nb.autograd.Function):
+    """z = 2x + y, whose backward forgets y's gradient."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return 2 * x + y
+
+    @staticmethod
+    def backward(ctx, dout):
+        return 2 * dout
+
+
+class FixedButWrong(nb.autograd.Function):
+    """z = 2x + y, whose backward returns 2 dout for y too."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return 2 * x + y
+
+    @staticmethod
+    def backward(ctx, dout):
+        return 2 * dout, 2 * dout
+
+
+class ForwardWithoutCtx(nb.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return 2 * x
+
+    @staticmethod
+    def backward(ctx, dout):
+        return 2 * dout
+
+
+def pair():
+    return nb.randn(3, 5, requires_grad=True), nb.randn(3, 5, requires_grad=True)
+
+
+def pair64():
+    return nb.randn(3, 5, dtype=nb.float64, requires_grad=True), \
+        nb.randn(3, 5, dtype=nb.float64, requires_grad=True)
+
+
+def bprop_without_dout():
+    class AddTwice(nb.nn.Module):
+        def forward(self, x, y):
+            return 2 * x + y
+
+        def bprop(self, x, y, out):  # the backward rule without dout
+            return 2 * x, 2 * y
 
 
 CREATION = [
@@ -303,7 +355,29 @@ AUTOGRAD = [
             r"allow_unused=True"),
 ]
 
-MISTAKES = CREATION + CONVERSION + SHAPES + INDEXING + IN_PLACE + AUTOGRAD
+CUSTOM_BACKWARD = [
+    mistake("the backward rule without dout", None, bprop_without_dout,
+            SignatureError, "defining AddTwice", r"AddTwice\.bprop is missing 'dout'.*expected  "
+            r"bprop\(self, x, y, out, dout\)", r"bprop\(self, x, y, out, dout\)"),
+    mistake("one gradient for two inputs", pair,
+            lambda xy: OneGradientForTwo.apply(*xy).sum().backward(),
+            ContractError, "OneGradientForTwo.backward", r"returned 1 gradient\(s\) but the "
+            r"forward took 2 input\(s\) \(x, y\)", r"one gradient per input",
+            also=OneGradientForTwo.backward),
+    mistake("a backward rule gradcheck finds wrong", pair64,
+            lambda xy: nb.gradcheck(FixedButWrong.apply, xy),
+            GradcheckError, "gradcheck of FixedButWrong.apply", r"gradient for input 'y' is "
+            r"wrong.*2 times the right one", r"derivative of the forward, term by term"),
+    mistake("a forward without ctx", leaf, lambda x: ForwardWithoutCtx.apply(x),
+            SignatureError, "ForwardWithoutCtx.forward", r"forward\(x\) has no ctx",
+            r"def forward\(ctx, x\)", also=ForwardWithoutCtx.forward),
+    mistake("apply with one input too many", pair, lambda xy: FixedButWrong.apply(*xy, xy[0]),
+            ArgumentError, "FixedButWrong.apply", r"called with 3 input\(s\), but "
+            r"FixedButWrong\.forward\(ctx, x, y\) takes 2 after ctx \(x, y\)",
+            r"FixedButWrong\.apply\(x, y\)"),
+]
+
+MISTAKES = CREATION + CONVERSION + SHAPES + INDEXING + IN_PLACE + AUTOGRAD + CUSTOM_BACKWARD
 
 
 @pytest.mark.parametrize("m", MISTAKES)
