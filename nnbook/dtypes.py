@@ -55,11 +55,11 @@ class dtype:
     def is_signed(self) -> builtins.bool:
         return self.numpy is not None and self.numpy.kind in "fic"
 
-    def _np(self):
+    def _np(self, where=None):
         if self.numpy is None:
             raise DTypeError(message(
                 f"nnbook computes with numpy, which has no {self.name}.",
-                where=f"nb.{self.name}",
+                where=where or f"nb.{self.name}",
                 hint="use nb.float32 (or nb.float16 for half precision); the name exists so "
                 "that code mentioning it still runs up to the place it is used."))
         return self.numpy
@@ -140,9 +140,14 @@ def as_dtype(value, where="dtype=") -> dtype:
             "equivalents)."), ) from None
 
 
-def numpy_dtype(value) -> np.dtype:
+def names() -> tuple:
+    """Every dtype name nnbook knows ('float32', 'float', 'long', ...)."""
+    return tuple(_BY_NAME)
+
+
+def numpy_dtype(value, where="dtype=") -> np.dtype:
     """The numpy dtype for what a user passed as a dtype (raises for bfloat16 and such)."""
-    return as_dtype(value)._np()
+    return as_dtype(value, where)._np(where)
 
 
 def get_default_dtype() -> dtype:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes
 from .device import check_device
-from .errors import ArgumentError, InputError, message
+from .errors import ArgumentError, DTypeError, InputError, message
 
 
 def _seed_value(seed, where) -> int:
@@ -44,8 +44,8 @@ class Generator:
 
         return CPU
 
-    def manual_seed(self, seed) -> "Generator":
-        self._seed = _seed_value(seed, "Generator.manual_seed")
+    def manual_seed(self, seed, _where="Generator.manual_seed") -> "Generator":
+        self._seed = _seed_value(seed, _where)
         self.numpy = np.random.default_rng(self._seed)
         return self
 
@@ -88,7 +88,7 @@ default_generator = Generator()
 
 def manual_seed(seed) -> Generator:
     """Seed every random number nnbook draws by default (initialisation, dropout, randn...)."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(seed, "nb.manual_seed")
 
 
 def seed() -> int:
@@ -122,9 +122,9 @@ def float_dtype(dtype, where) -> np.dtype:
     """The dtype of a random float tensor: the default float unless a float dtype is given."""
     if dtype is None:
         return dtypes.default_float()
-    d = dtypes.numpy_dtype(dtype)
+    d = dtypes.numpy_dtype(dtype, where)
     if d.kind != "f":
-        raise ArgumentError(message(
+        raise DTypeError(message(
             f"{where} draws floating point numbers; dtype {dtypes.of_numpy(d).name} is not one.",
             where=where, hint="use nb.float32 or nb.float64 (for integers: nb.randint)."))
     return d

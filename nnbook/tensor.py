@@ -222,20 +222,24 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "Tensor.requires_grad")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        return self._set_requires_grad(requires_grad, "Tensor.requires_grad_")
+
+    def _set_requires_grad(self, requires_grad, where) -> "Tensor":
+        """requires_grad_ with ``where`` naming what the user called (nb.tensor, ...)."""
         if requires_grad and self._array.dtype.kind != "f":
             raise DTypeError(message(
                 f"only floating point tensors can require gradients; this one is "
-                f"{self.dtype.name}.", where="requires_grad",
+                f"{self.dtype.name}.", where=where,
                 values=f"tensor of shape {fmt_shape(self.shape)}, dtype {self.dtype.name}",
                 hint="make it floating point first: nb.tensor(data, dtype=nb.float32) or "
                 "x.float(). Integers have no small steps to differentiate along."))
         if not requires_grad and self.grad_fn is not None:
             raise BackwardError(message(
                 "requires_grad can only be switched off on a leaf tensor; this one was "
-                f"made by {self.grad_fn.name}.", where="requires_grad",
+                f"made by {self.grad_fn.name}.", where=where,
                 values=f"tensor of shape {fmt_shape(self.shape)}",
                 hint="use x.detach() to get a tensor outside the graph."))
         self._requires_grad = builtins.bool(requires_grad)
@@ -365,7 +369,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Add d(self)/d(leaf) to ``leaf.grad`` for every leaf that requires grad."""
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=inputs)
+                 inputs=inputs, where="Tensor.backward")
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do)."""
@@ -426,7 +430,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
         else:
             with context.no_grad():
                 result = apply(op, self, *others)
-        self._store(result, name)
+        self._store(result, name, others)
         if recording and result.grad_fn is not None:
             self.grad_fn, self._requires_grad = result.grad_fn, True
             _rebase_views(self, before.grad_fn)
@@ -446,7 +450,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
                 hint="change parameters inside `with nb.no_grad():` (as an optimizer "
                 "does), or work on a copy: x = x.clone()."))
 
-    def _store(self, result, name):
+    def _store(self, result, name, operands=()):
         value = result._array
         if value.shape != self.shape:
             raise ShapeError(message(
@@ -456,8 +460,10 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
                 "assign to a new name instead (y = x + z)."))
         if value.dtype != self._array.dtype and not np.can_cast(value.dtype, self._array.dtype,
                                                                casting="same_kind"):
+            # name the dtype PyTorch's promotion gives (numpy may have widened it further)
+            got = dtypes.result_type(self, *operands) if operands else value.dtype
             raise DTypeError(message(
-                f"{name}: the result is {dtypes.of_numpy(value.dtype).name}, which cannot be "
+                f"the result is {dtypes.of_numpy(got).name}, which cannot be "
                 f"stored in this {self.dtype.name} tensor.", where=name,
                 hint="convert first (x = x.float()), or use the out-of-place form (y = x + z)."))
         if not self._array.flags.writeable:
@@ -646,12 +652,15 @@ def _binary(op, a, b) -> Tensor:
 # backward: from Tensor.backward, nb.autograd.backward and nb.autograd.grad
 # ---------------------------------------------------------------------------
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             where="nb.autograd.backward"):
+    """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``.
+
+    ``where`` is what the user called, for messages about its arguments."""
     tensors = list(tensors)
     grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     found = gradients(tensors, grad_tensors, retain_graph=retain_graph,
-                      create_graph=create_graph, capture=inputs)
+                      create_graph=create_graph, capture=inputs, where=where)
     wanted = None if inputs is None else {id(t) for t in inputs}
     for key, (t, grad) in found.items():
         if grad is None or (wanted is not None and key not in wanted):
@@ -664,17 +673,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             t.grad = _wrap(np.asarray(t.grad._array + grad))
 
 
-def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capture=None):
+def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capture=None,
+              where="nb.autograd.grad"):
     """{id: (tensor, gradient array)} for the leaves (and ``capture``) below ``tensors``."""
     if create_graph:
         raise BackwardError(message(
             "create_graph=True asks for a graph of the backward itself (for second "
             "derivatives); nnbook's backward rules compute with numpy and record no graph.",
-            where="backward", hint="compute second derivatives numerically, or with "
+            where=where, hint="compute second derivatives numerically, or with "
             "PyTorch; nnbook stops at first derivatives."))
     roots, found = [], {}
     for t, g in zip(tensors, grad_tensors):
-        grad = _root_gradient(t, g)
+        grad = _root_gradient(t, g, where)
         if t.grad_fn is None:  # a leaf: d(t)/d(t) = 1
             prev = found.get(id(t), (t, None))[1]
             found[id(t)] = (t, grad if prev is None else prev + grad)
@@ -696,11 +706,11 @@ def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capt
     return found
 
 
-def _root_gradient(t, gradient) -> np.ndarray:
+def _root_gradient(t, gradient, where) -> np.ndarray:
     if not isinstance(t, Tensor) or not t._requires_grad:
         raise BackwardError(message(
             "backward() was called on a tensor that does not require grad and has no graph "
-            "behind it.", where="backward",
+            "behind it.", where=where,
             values=f"tensor of shape {fmt_shape(getattr(t, 'shape', ()))}",
             hint="create the inputs you want gradients for with requires_grad=True, and "
             "don't compute the loss inside nb.no_grad()."))
@@ -708,7 +718,7 @@ def _root_gradient(t, gradient) -> np.ndarray:
         if t._array.size != 1:
             raise BackwardError(message(
                 f"backward() without a gradient argument needs a tensor with one element "
-                f"(like a loss); this one has shape {fmt_shape(t.shape)}.", where="backward",
+                f"(like a loss); this one has shape {fmt_shape(t.shape)}.", where=where,
                 hint="reduce it to a scalar first (y.sum().backward(), y.mean()...), or pass "
                 "the gradient of what comes after: y.backward(nb.ones_like(y))."))
         return np.ones(t.shape, dtype=t._array.dtype)
@@ -717,6 +727,6 @@ def _root_gradient(t, gradient) -> np.ndarray:
     if grad.shape != t.shape:
         raise BackwardError(message(
             f"the gradient passed to backward() has shape {fmt_shape(grad.shape)} but the "
-            f"tensor has shape {fmt_shape(t.shape)}.", where="backward",
+            f"tensor has shape {fmt_shape(t.shape)}.", where=where,
             hint="the gradient argument must have the tensor's own shape."))
     return grad

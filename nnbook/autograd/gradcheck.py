@@ -234,8 +234,11 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3) -> bool:
     report = gradcheck_report(fn, inputs, eps=eps, atol=atol, rtol=rtol)
     if report.passed:
         return True
-    err = GradcheckError(report.summary() + "\n  hint: compare your backward rule with the "
-                         "derivative of the forward, term by term; the element above is "
-                         "a good one to work out by hand.")
+    head, *details = report.summary().split("\n")
+    where, _, what = head.partition(": ")
+    err = GradcheckError(message(
+        what, where=where, values="\n".join(line[2:] for line in details),
+        hint="compare your backward rule with the derivative of the forward, term by term; "
+        "the element above is a good one to work out by hand."))
     err.report = report
     raise err

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import context
-from ..errors import InputError, fmt_shape, message
+from ..errors import ArgumentError, InputError, fmt_shape, message
 from ..nn.parameter import locations
 from .param_flags import FLAGS, PROBLEMS, flags_of
+from .shapes import check_model
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,19 @@ def parameter_report(model, optimizer=None) -> ParameterReport:
     >>> [r.label for r in report.flagged("not_in_optimizer")]
     ['conv1.weight', 'conv1.bias', ...]
     """
+    where = "nb.inspect.parameter_report"
+    if hasattr(model, "param_groups") and hasattr(optimizer, "named_parameters"):
+        raise ArgumentError(message(
+            f"got an optimizer ({type(model).__name__}) as the model and a model "
+            f"({type(optimizer).__name__}) as the optimizer.", where=where,
+            hint="these look swapped: parameter_report(model, optimizer)."))
+    check_model(model, where)
+    if optimizer is not None and not hasattr(optimizer, "param_groups"):
+        raise ArgumentError(message(
+            f"optimizer must be an nb.optim optimizer (or None), got "
+            f"{type(optimizer).__name__}.", where=where,
+            hint="pass the optimizer that updates the model: parameter_report(model, opt), "
+            "or leave it out to check the model alone."))
     param_paths = _all_paths(model.named_parameters(remove_duplicate=False))
     buffer_paths = _all_paths(model.named_buffers(remove_duplicate=False))
     held = {}  # id -> (group index, tensor)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ShapeError, fmt_shape
 from .. import dtypes
-from .shapes import ShapeTrace, infer_shapes
+from .shapes import ShapeTrace, trace_shapes
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def _bytes(n: int) -> str:
 
 def summary(model, input_shape, dtype=None) -> Summary:
     """The per-layer table of ``model`` on ``input_shape``, computed without data."""
-    trace = infer_shapes(model, input_shape, dtype=dtype)
+    trace = trace_shapes(model, input_shape, dtype, "nb.summary")
     modules = {path: m for path, m in model.named_modules(remove_duplicate=False)}
     seen: set[int] = set()
     rows = []

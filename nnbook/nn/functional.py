@@ -13,8 +13,9 @@ import numbers
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, current_layer, fmt_shape, message, \
+from ..errors import DTypeError, InputError, ShapeError, current_layer, fmt_shape, message, \
     warn_from_user_code
+from ..ops.base import channels_hint
 from ..ops.dropout import Dropout
 from ..ops.linalg import Linear
 from ..ops.losses import CrossEntropy, MseLoss, NllLoss
@@ -114,10 +115,25 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensors = [input, _tensor("conv2d", "weight", weight)]
     if bias is not None:
         tensors.append(_tensor("conv2d", "bias", bias))
+    _check_layout(input, tensors[1], groups)
     if isinstance(padding, str):
         input, padding = _string_padding(input, tensors[1], stride, padding, dilation)
         tensors[0] = input
     return apply(Conv2d(stride, padding, dilation, groups), *tensors)
+
+
+def _check_layout(input, weight, groups):
+    """Images in another layout than (N, C, H, W) (channels last, say) get a hint that
+    says how to reorder them, before the convolution's own check of the channels."""
+    if input.ndim not in (3, 4) or weight.ndim != 4 or not isinstance(groups, int):
+        return
+    channels = weight.shape[1] * groups
+    hint = channels_hint(input.shape, channels, "conv2d")
+    if hint is not None:
+        _fail("conv2d", f"expects input with {channels} channels in dimension "
+              f"{input.ndim - 3}, got {input.shape[-3]}.",
+              values=f"input {fmt_shape(input.shape)}   weight {fmt_shape(weight.shape)}   "
+              f"groups={groups}", hint=hint, cls=ShapeError)
 
 
 def _string_padding(input, weight, stride, padding, dilation):

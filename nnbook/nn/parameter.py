@@ -117,7 +117,7 @@ class Parameter(Tensor):
         self._array, self.grad, self.grad_fn = array, None, None
         self._requires_grad, self._counter, self._view = False, counter, None
         if requires_grad:
-            self.requires_grad_(True)
+            self._set_requires_grad(True, "nb.nn.Parameter")
 
     @property
     def paths(self) -> list[str]:

@@ -231,6 +231,28 @@ def check_ndim(op: Op, x, allowed, what="input", layout=None):
     )
 
 
+def channels_hint(shape, channels: int, layer: str = "Conv2d") -> str | None:
+    """A hint for images in another layout than (N, C, H, W), or None.
+
+    Called where a layer that counts ``channels`` got the wrong count in dimension -3:
+    a channels-last batch (N, H, W, C) or image (H, W, C), or a batch of one-channel
+    images without their channel dimension (N, H, W).
+    """
+    if shape[-3:-2] == (channels,):
+        return None
+    if len(shape) == 4 and shape[3] == channels:
+        return (f"the input {fmt_shape(shape)} looks channels-last (N, H, W, C), as images "
+                f"load from files; {layer} takes (N, C, H, W): x = x.permute(0, 3, 1, 2).")
+    if len(shape) == 3 and shape[2] == channels:
+        return (f"the input {fmt_shape(shape)} looks like one channels-last image (H, W, C); "
+                f"{layer} takes (N, C, H, W): x = x.permute(2, 0, 1).unsqueeze(0).")
+    if len(shape) == 3 and channels == 1:
+        return (f"the input {fmt_shape(shape)} looks like a batch of one-channel images "
+                f"without their channel dimension; {layer} takes (N, C, H, W): "
+                "x = x.unsqueeze(1).")
+    return None
+
+
 def normalize_dim(op: Op, dim: int, ndim: int, name="dim") -> int:
     """A possibly negative axis, checked against ``ndim`` (0-d counts as 1-d)."""
     n = max(ndim, 1)

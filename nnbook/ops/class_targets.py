@@ -34,6 +34,8 @@ class ClassLoss(Op):
 
     # -- shape rule ----------------------------------------------------------
     def infer(self, x, target):
+        if x.dtype.kind in "iub" and target.dtype.kind == "f":
+            self._swapped(x, target)
         check_float(self, x)
         if x.ndim == 0:
             self.fail("expects class scores of shape (N, C), (N, C, d1, ...) or (C,), "
@@ -67,7 +69,26 @@ class ClassLoss(Op):
                       hint=f"the input has {classes} classes in dimension "
                       f"{1 if x.ndim > 1 else 0}; give weight with {classes} entries.")
 
+    def _swapped(self, x, target):
+        """Integer labels as the input and float scores as the target: the arguments are
+        the wrong way round (converting the labels to float would hide it)."""
+        self.fail(f"expects float class scores as input and integer class indices as target, "
+                  f"got an {x.dtype.name} input and a {target.dtype.name} target.",
+                  values=f"input {fmt_shape(x.shape)} {x.dtype.name}   target "
+                  f"{fmt_shape(target.shape)} {target.dtype.name}",
+                  hint=f"these look swapped: the scores come first, "
+                  f"F.{self.name}(scores, labels) -- as in loss_fn(model(x), y).",
+                  cls=DTypeError)
+
     def _bad_target_dtype(self, x, target):
+        if target.ndim == x.ndim + 1 and target.shape[:1] == x.shape[:1]:
+            self.fail(f"target must hold class indices as integers, got {target.dtype.name} "
+                      f"of shape {fmt_shape(target.shape)}, one dimension more than the input "
+                      f"{fmt_shape(x.shape)}.",
+                      values=f"input {fmt_shape(x.shape)}   target {fmt_shape(target.shape)} "
+                      f"{target.dtype.name}",
+                      hint=f"these look swapped: the scores (N, C) come first, "
+                      f"F.{self.name}(scores, labels).", cls=DTypeError)
         soft = (" (or, for class probabilities, a float target of the input's shape "
                 f"{fmt_shape(x.shape)})") if self.soft_targets else ""
         self.fail(f"target must hold class indices as integers, got {target.dtype.name}.",

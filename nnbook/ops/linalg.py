@@ -1,6 +1,8 @@
 """Matrix products: ``a @ b`` (batched, broadcasting) and the fused ``linear``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import DTypeError, fmt_shape
@@ -62,6 +64,28 @@ class Matmul(Op):
         return grad_a, grad_b
 
 
+def features_hint(shape, in_features: int, out_features: int) -> str | None:
+    """The hint for a Linear layer given more than (N, features): flatten first.
+
+    A Linear layer acts on the last dimension only, so (N, C, H, W) into Linear(C*H*W, k)
+    fails on W; the fix is to flatten each sample, not a Linear(W, k).
+    """
+    per_sample, total = math.prod(shape[1:]), math.prod(shape)
+    flatten = (f"flatten each sample first: nn.Flatten() before this layer (or "
+               f"x.flatten(1) in forward) gives (N, {per_sample})")
+    if len(shape) > 2 and per_sample == in_features:
+        return (f"a Linear layer acts on the last dimension only; {flatten}, which "
+                f"Linear({in_features}, {out_features}) takes.")
+    if len(shape) >= 2 and total == in_features:
+        return (f"the input {fmt_shape(shape)} holds {total} values: if it is one sample, it "
+                "lacks its batch dimension; make it a batch of one where it enters the model "
+                "(x.unsqueeze(0)), or here with x.reshape(1, -1).")
+    if len(shape) > 2:
+        return (f"a Linear layer acts on the last dimension only; {flatten}, so use "
+                f"Linear({per_sample}, {out_features}) after it.")
+    return None
+
+
 class _Shape:
     __slots__ = ("shape",)
 
@@ -94,13 +118,21 @@ class Linear(Op):
                 f"expects input with {in_f} features in its last dimension, got "
                 f"{x.shape[-1]}.",
                 values=f"input {fmt_shape(x.shape)}   weight {fmt_shape(weight.shape)}",
-                hint=f"the layer before outputs {x.shape[-1]} features; use "
+                hint=features_hint(x.shape, in_f, out_f) or self._transposed_hint(x, weight)
+                or f"the layer before outputs {x.shape[-1]} features; use "
                 f"Linear({x.shape[-1]}, {out_f}) or flatten/reshape the input so its last "
                 f"dimension is {in_f}.",
             )
         if bias is not None and bias.shape != (out_f,):
             self.fail(f"bias must have shape ({out_f},), got {fmt_shape(bias.shape)}.")
         return x.shape[:-1] + (out_f,)
+
+    @staticmethod
+    def _transposed_hint(x, weight):
+        if weight.shape[0] == x.shape[-1]:  # (in_features, out_features): the other way round
+            return (f"the weight {fmt_shape(weight.shape)} looks transposed: linear takes "
+                    "weight (out_features, in_features), as Linear stores it; pass weight.T.")
+        return None
 
     def forward(self, x, weight, bias=None):
         need = self.needs_input_grad  # grad_x needs the weight, grad_w needs x

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, fmt_shape
+from ..errors import DimError, DTypeError, fmt_shape
 from .base import Op, normalize_dim
 
 
@@ -12,8 +12,11 @@ def reduced_axes(op: Op, ndim: int, dim) -> tuple:
     if dim is None:
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(sorted({normalize_dim(op, d, ndim) for d in dims}))
-    return () if ndim == 0 else axes
+    axes = [normalize_dim(op, d, ndim) for d in dims]
+    if len(set(axes)) < len(axes):  # as PyTorch: (0, 0) or (1, -1) is a mistake, not a set
+        op.fail(f"dim {next(a for a in axes if axes.count(a) > 1)} appears more than once "
+                f"in dim={tuple(dims)}.", hint="name each dimension once.", cls=DimError)
+    return () if ndim == 0 else tuple(sorted(axes))
 
 
 def reduced_shape(op: Op, shape: tuple, dim, keepdim: bool) -> tuple:

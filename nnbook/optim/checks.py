@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, ShapeError, fmt_shape, message
+from ..errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from ..tensor import Tensor
 
 
@@ -55,7 +55,9 @@ def check_number(where: str, key: str, value) -> None:
     typical = ("a typical learning rate is 0.01 to 0.1 for SGD and 1e-3 for Adam."
                if key == "lr" else "eps=1e-8 is usual." if key == "eps"
                else f"{key}=0 switches it off.")
-    raise InputError(message(
+    cls = InputError if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        else ArgumentError
+    raise cls(message(
         f"invalid {label}: {key} must be a finite number >= 0, got {value!r} ({problem}).",
         where=where, hint=typical))
 
@@ -79,5 +81,5 @@ def checked_grad(name: str, p) -> np.ndarray:
         raise DTypeError(message(
             f"the gradient of {describe(p)} is {grad.dtype}, the parameter {p.dtype}; no "
             "parameter was updated.", where=where, values=values,
-            hint=f"convert it: p.grad = p.grad.to({p.dtype.name!r}); " + hint))
+            hint=f"convert it: p.grad = p.grad.to(nb.{p.dtype.name}); " + hint))
     return grad.detach().numpy()

@@ -16,7 +16,7 @@ class SGD(Optimizer):
 
     _state_tensors = ("momentum_buffer",)
 
-    def __init__(self, params, lr, momentum: float = 0, dampening: float = 0,
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import CheckpointError, InputError, fmt_shape, message
+from ..errors import ArgumentError, CheckpointError, InputError, fmt_shape, message
 from ..tensor import Tensor, _wrap
 from .checks import describe
 
@@ -63,8 +63,7 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
     if groups is None:
         refuse("the state dict has no list of parameter groups ('param_groups').",
                values=f"its keys: {', '.join(map(str, list(state_dict)[:8]))}",
-               hint="pass what optimizer.state_dict() returned (from a checkpoint holding "
-               "more, the part saved from it, e.g. checkpoint['optimizer']).")
+               hint=_not_an_optimizer_hint(state_dict))
     if len(groups) != len(opt.param_groups):
         refuse(f"the state dict has {len(groups)} parameter group(s), this {name} has "
                f"{len(opt.param_groups)}.")
@@ -88,13 +87,25 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
         new = {k: _setting(v, opt.defaults[k]) for k, v in saved.items() if k != "params"}
         try:
             opt._check_settings({**mine, **new}, where=where)
-        except InputError as err:  # lr=nan in a file is as wrong as in the constructor
+        except (InputError, ArgumentError) as err:  # lr=nan in a file: as wrong as in code
             first, _, rest = str(err).partition("\n")
             raise CheckpointError(f"{first.rstrip('.')}, in saved group {i}. Nothing was "
                                   f"loaded.\n{rest}") from None
         settings.append(new)
     state = _check_state(opt, saved_state, params, settings, refuse)
     return settings, state
+
+
+def _not_an_optimizer_hint(state_dict: Mapping) -> str:
+    values = list(state_dict.values())
+    if values and all(isinstance(v, (Tensor, np.ndarray)) for v in values):
+        return ("this looks like a model's state dict (path -> tensor): load it with "
+                "model.load_state_dict(...); the optimizer's comes from "
+                "optimizer.state_dict().")
+    inner = [k for k, v in state_dict.items() if isinstance(v, Mapping) and "param_groups" in v]
+    part = f"checkpoint[{inner[0]!r}]" if inner else "checkpoint['optimizer']"
+    return ("pass what optimizer.state_dict() returned (from a checkpoint holding more, the "
+            f"part saved from it: {part}).")
 
 
 def _refuse_foreign_keys(opt, groups: list, saved_state: Mapping, refuse) -> None:

@@ -34,13 +34,13 @@ class BackwardStepper(NnbookWidget):
 
     def __init__(self, loss, model=None, step: int = 0):
         super().__init__()
-        self.trace = trace_backward(loss, model=model)
-        if not self.trace.steps:
+        if getattr(loss, "grad_fn", None) is None:
             raise InputError(message(
                 "this tensor has no graph to step through: it was not computed from "
                 "tensors with requires_grad=True.", where="BackwardStepper", line=None,
                 hint="pass a loss computed from the model's parameters, outside "
                 "nb.no_grad()."))
+        self.trace = trace_backward(loss, model=model)
         self.parts = graph_layout(self.trace)
         self._labels = None
         layout = self.parts[2]

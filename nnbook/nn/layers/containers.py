@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ...errors import InputError, ShapeError, fmt_shape, message
+from ...errors import DimError, InputError, ShapeError, fmt_shape, message
 from ... import context
 from ...context import layer_name
 from ...creation import cat
@@ -70,7 +70,7 @@ class _Indexed(Module):
                 f"{type(self).__name__} indices are ints or slices, got {index!r}.",
                 where=type(self).__name__, hint="use model[0], model[-1] or model[1:3]."))
         if not -len(keys) <= index < len(keys):
-            raise ModuleAttributeError(message(
+            raise DimError(message(
                 f"index {index} is out of range for a {type(self).__name__} of "
                 f"{len(keys)} layer(s).", where=type(self).__name__,
                 hint=f"use an index from {-len(keys)} to {len(keys) - 1}."
@@ -234,11 +234,16 @@ def _check_module(container, index, module):
     if not isinstance(module, Module):
         cls = type(container).__name__
         extra = ""
+        hint = f"give {cls} layers such as nb.nn.ReLU() or nb.nn.Linear(4, 2)."
         if isinstance(module, type) and issubclass(module, Module):
             extra = f"; did you forget the parentheses: {module.__name__}(...)?"
+            hint = f"build the layer: {module.__name__}() (with its arguments), not the class."
+        elif isinstance(module, (list, tuple)) and cls != "ModuleList":
+            hint = (f"give the layers one by one, not in a {type(module).__name__}: "
+                    f"{cls}(*layers), or {cls}(layer1, layer2, ...).")
         raise InputError(message(
-            f"item {index} of {cls} is a {type(module).__name__}, not a layer{extra}",
-            where=cls, hint=f"give {cls} layers such as nb.nn.ReLU() or nb.nn.Linear(4, 2)."))
+            f"item {index} of {cls} is a {type(module).__name__}, not a layer{extra}.",
+            where=cls, hint=hint))
     return module
 
 
