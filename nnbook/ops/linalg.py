@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError, fmt_shape
-from .base import Op, broadcast_shape
+from .base import Op, broadcast_shape, quiet
 
 
 class Matmul(Op):
@@ -41,6 +41,7 @@ class Matmul(Op):
             out = out[:-1]
         return out
 
+    @quiet  # inf * 0 inside the products
     def forward(self, a, b):
         self.a, self.b = a, b  # both: their shapes are needed even where the values are not
         return np.matmul(a, b)
@@ -102,6 +103,7 @@ class Linear(Op):
             self.fail(f"bias must have shape ({out_f},), got {fmt_shape(bias.shape)}.")
         return x.shape[:-1] + (out_f,)
 
+    @quiet
     def forward(self, x, weight, bias=None):
         need = self.needs_input_grad  # grad_x needs the weight, grad_w needs x
         self.x = x if len(need) > 1 and need[1] else None
