@@ -473,6 +473,8 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
 
     def __setitem__(self, key, value):
         key = _unwrap_key(key)
+        if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
+            value = _wrap(_stored_number(value, self._array.dtype))
         if isinstance(value, Tensor) and value._view is not None and value._view[0] is self \
                 and indexing.is_region(self._array, key, value._array):
             return  # x[key] += v: the += already wrote through the view x[key]
@@ -661,6 +663,18 @@ def _number(value, np_dtype) -> np.ndarray:
                 values="int64 holds -2**63 .. 2**63 - 1",
                 hint="write it as a float (1e30), or keep it out of integer tensors.")) from None
         return np.asarray(value).astype(np_dtype)
+
+
+def _stored_number(value, np_dtype) -> np.ndarray:
+    """A Python number written into a tensor (x[i] = 2.5), as PyTorch writes it: straight
+    into the tensor's dtype; an integer dtype must hold it (see dtypes.fits), a float dtype
+    makes inf of what is too large."""
+    if np_dtype.kind != "f" and not dtypes.fits(value, np_dtype):
+        raise InputError(message(
+            f"{value!r} cannot be stored in a tensor of {dtypes.of_numpy(np_dtype).name}: it "
+            "is out of the dtype's range.", where="x[...] = value",
+            hint="convert the tensor to a wider dtype first: x = x.long() or x.float()."))
+    return _number(value, np_dtype)
 
 
 @np.errstate(over="ignore", invalid="ignore")  # float64 -> float16: large values become inf

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import fits
 from ..errors import DTypeError, InputError
 from .base import Op, broadcast_shape, is_int, quiet
 from .threads import over_rows
@@ -165,8 +166,7 @@ class Pow(Binary):
             self.fail("integers to negative integer powers are not allowed (the result is "
                       "not an integer).", cls=DTypeError,
                       hint="make the base floating point first: x.float() ** -1.")
-        if isinstance(exponent, (int, float)) and dtype.kind != "b" \
-                and not _representable(exponent, dtype):
+        if isinstance(exponent, (int, float)) and not fits(exponent, dtype):
             self.fail(f"the exponent {exponent!r} is out of the range of {dtype.name}, the "
                       "dtype of the power (as in PyTorch).", cls=InputError,
                       hint="widen the base first: x.double() ** e, or x.long() ** e.")
@@ -194,14 +194,6 @@ def _power(a, b):
     if b.ndim == 0 and b == -0.5:
         return 1 / np.sqrt(a)
     return np.power(a, b)
-
-
-def _representable(number, dtype) -> bool:
-    """Can PyTorch convert this Python number to ``dtype``?  (Unsigned dtypes take
-    negatives down to -max and wrap them around: -1 is 255 in uint8.)"""
-    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
-    low = -float(info.max) if dtype.kind == "u" else float(info.min)
-    return not np.isfinite(number) or low <= number <= float(info.max)
 
 
 def _integer_power(a, b):
@@ -370,8 +362,7 @@ class Clamp(Unary):
     def infer(self, x):
         dtype = np.dtype(x.dtype)
         for name, bound in (("min", self.low), ("max", self.high)):
-            if isinstance(bound, (int, float)) and dtype.kind in "iuf" \
-                    and not _representable(bound, dtype):
+            if isinstance(bound, (int, float)) and not fits(bound, dtype):
                 self.fail(f"{name}={bound!r} is out of the range of {dtype.name} (as in "
                           "PyTorch).", cls=InputError,
                           hint="widen the tensor first: x.long() or x.double().")
