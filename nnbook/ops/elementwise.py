@@ -61,6 +61,7 @@ class Sub(Binary):
     def check_operands(self, a, b, dtype):
         if _is_bool(a) or _is_bool(b):
             self.fail("subtraction with a bool is not defined (as in PyTorch).", cls=DTypeError,
+                      values=_operands(a, b),
                       hint="to flip a mask use mask == 0; to compare two masks, a != b; for "
                       "arithmetic convert first: mask.long() - 1.")
 
@@ -161,10 +162,11 @@ class Pow(Binary):
     def check_operands(self, base, exponent, dtype):
         if _is_bool(base) and _is_bool(exponent) and not isinstance(exponent, bool):
             self.fail("a bool to a bool power is not defined (as in PyTorch).", cls=DTypeError,
+                      values=_operands(base, exponent),
                       hint="convert one of them: mask.long() ** other.")
         if is_int(exponent) and exponent < 0 and getattr(base, "kind", "f") in "iub":
             self.fail("integers to negative integer powers are not allowed (the result is "
-                      "not an integer).", cls=DTypeError,
+                      "not an integer).", cls=DTypeError, values=_operands(base, exponent),
                       hint="make the base floating point first: x.float() ** -1.")
         if isinstance(exponent, (int, float)) and not fits(exponent, dtype):
             self.fail(f"the exponent {exponent!r} is out of the range of {dtype.name}, the "
@@ -390,9 +392,17 @@ def _is_bool(operand) -> bool:
     return operand is True or operand is False or getattr(operand, "kind", None) == "b"
 
 
+def _operands(a, b) -> str:
+    """For messages: 'operands: a tensor of bool and the number 2'."""
+    def one(x):
+        return f"a tensor of {x.name}" if isinstance(x, np.dtype) else f"the number {x!r}"
+    return f"operands: {one(a)} and {one(b)}"
+
+
 def _refuse_two_bools(op: Op, a, b, symbol: str) -> None:
     if _is_bool(a) and _is_bool(b):
         op.fail(f"bool {symbol} bool is not defined (as in PyTorch).", cls=DTypeError,
+                values=_operands(a, b),
                 hint=f"convert one of them first: mask.long() {symbol} other.")
 
 
@@ -400,6 +410,8 @@ def _refuse_integer_zero(op: Op, b) -> None:
     """Integer division by zero has no answer (floats give inf or NaN)."""
     if b.dtype.kind in "iub" and not np.all(b):
         op.fail("integer division by zero.", cls=InputError,
+                values=f"{b.size - np.count_nonzero(b)} of the {b.size} divisors "
+                f"({b.dtype.name}) are 0",
                 hint="keep zeros out of the divisor, or divide floats: x.float() // y "
                 "gives inf there.")
 

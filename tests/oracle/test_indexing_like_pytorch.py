@@ -84,9 +84,7 @@ def shapes_and_keys(draw):
 def as_key(entries, library):
     """The key for nnbook (library=nb) or PyTorch (library=torch)."""
     def one(kind, payload):
-        if kind in ("tensor", "mask"):
-            return library.tensor(payload)
-        if kind == "int0d":
+        if kind in ("tensor", "mask", "int0d"):
             return library.tensor(payload)
         return {"none": None, "ellipsis": Ellipsis}.get(kind, payload)
     if isinstance(entries, tuple):
@@ -192,10 +190,11 @@ def test_negative_steps_and_indices_out_of_range_are_refused_by_both(shape, data
     x, tx = both(np.zeros(shape))
     n = shape[0]
     kind = data.draw(st.sampled_from(["step", "int", "list", "tensor"]))
-    if kind == "step":
-        key = slice(data.draw(st.none() | st.integers(-n, n)), None,
-                    data.draw(st.integers(-3, -1)))
-        nb_key = torch_key = key
+    if kind == "step":  # at the front of the key, or after some full slices
+        at = data.draw(st.integers(0, len(shape) - 1))
+        step = slice(data.draw(st.none() | st.integers(-n, n)), None,
+                     data.draw(st.integers(-3, -1)))
+        nb_key = torch_key = (slice(None),) * at + (step,) if at else step
     else:
         bad = data.draw(st.integers(n, n + 3) | st.integers(-n - 3, -n - 1))
         nb_key = torch_key = [0, bad] if kind == "list" else bad
