@@ -18,6 +18,7 @@ And division of integers gives the default float dtype (numpy: float64).
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -174,6 +175,23 @@ def default_float() -> np.dtype:
 # ---------------------------------------------------------------------------
 # Promotion
 # ---------------------------------------------------------------------------
+
+def fits(number, np_dtype) -> builtins.bool:
+    """Does PyTorch take this Python number as a value of ``np_dtype`` (in x ** n, clamp,
+    x[i] = n)?  Within the dtype's range; integers take no inf or NaN, and an unsigned
+    dtype takes negative ints down to -max, wrapping them around (-1 is 255 in uint8)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "f":
+        top = builtins.float(np.finfo(np_dtype).max)
+        return not math.isfinite(number) or -top <= number <= top
+    if np_dtype.kind not in "iu":
+        return True  # bool takes any number (nonzero is True)
+    if not math.isfinite(number):
+        return False
+    info = np.iinfo(np_dtype)
+    wraps = np_dtype.kind == "u" and isinstance(number, builtins.int)
+    return (-info.max if wraps else info.min) <= number <= info.max
+
 
 def _rank(np_dtype) -> builtins.int:
     return _KIND_RANK.get(np_dtype.kind, 4)

@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+import numpy as np
+
 from .context import current_layer, layer_name  # noqa: F401  (re-exported)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -97,7 +99,9 @@ def _notebook_cell(filename: str) -> str:
     return "a notebook cell"
 
 
-_LIBRARY_PREFIXES = (_PACKAGE_DIR, "<frozen")
+# Frames that are never the user's: nnbook's own, Python's frozen modules, and numpy's
+# (np.errstate's wrapper sits between nnbook's functions where it silences warnings).
+_LIBRARY_PREFIXES = (_PACKAGE_DIR, "<frozen", os.path.dirname(np.__file__))
 
 
 def _is_library_frame(filename: str) -> bool:

@@ -26,6 +26,7 @@ from .errors import (ArgumentError, BackwardError, DTypeError, InputError, Shape
 from .ops import elementwise as ew
 from .ops import indexing, linalg, reduce
 from .ops import shape as shape_ops
+from .ops.base import quiet
 from .methods import Conversion, Maths, Reductions, Shapes
 from .printing import tensor_repr
 
@@ -413,6 +414,8 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
         ``self`` becomes the output of the new node.  Otherwise the value is simply
         written.  Either way the version counter goes up by one.
         """
+        if isinstance(op, ew.Binary):
+            op.check_operands(self._array.dtype, _operand(others[0]), self._array.dtype)
         others = [o if isinstance(o, Tensor) else _constant(o, self) for o in others]
         recording = context.grad_enabled and (
             self._requires_grad or True in [o._requires_grad for o in others])
@@ -476,6 +479,8 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
 
     def __setitem__(self, key, value):
         key = _unwrap_key(key)
+        if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
+            value = _wrap(_stored_number(value, self._array.dtype))
         if isinstance(value, Tensor) and value._view is not None and value._view[0] is self \
                 and indexing.is_region(self._array, key, value._array):
             return  # x[key] += v: the += already wrote through the view x[key]
@@ -519,6 +524,12 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
     def __itruediv__(self, other):
         return self._write(ew.Div(), other, name="/=")
 
+    def __ifloordiv__(self, other):
+        return self._write(ew.FloorDiv(), other, name="//=")
+
+    def __imod__(self, other):
+        return self._write(ew.Remainder(), other, name="%=")
+
     # -- arithmetic ---------------------------------------------------------------------
     def __add__(self, other):
         return _binary(ew.Add(), self, other)
@@ -543,6 +554,18 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
 
     def __rtruediv__(self, other):
         return _binary(ew.Div(), other, self)
+
+    def __floordiv__(self, other):
+        return _binary(ew.FloorDiv(), self, other)
+
+    def __rfloordiv__(self, other):
+        return _binary(ew.FloorDiv(), other, self)
+
+    def __mod__(self, other):
+        return _binary(ew.Remainder(), self, other)
+
+    def __rmod__(self, other):
+        return _binary(ew.Remainder(), other, self)
 
     def __pow__(self, other):
         return _binary(ew.Pow(), self, other)
@@ -578,6 +601,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
         return _binary(ew.Compare("ge"), self, other)
 
     add, sub, mul, div, matmul, pow = __add__, __sub__, __mul__, __truediv__, __matmul__, __pow__
+    floor_divide, remainder = __floordiv__, __mod__
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -618,26 +642,62 @@ def _constant(value, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
-        return _wrap(np.asarray(value, dtype=dtypes.result_type(like, value)))
+        return _wrap(_number(value, dtypes.result_type(like, value)))
     return _wrap(array_from(value, None, "an operand", copy=False))
 
 
 def _as(x, np_dtype) -> Tensor:
     """A Tensor or Python number as a tensor of ``np_dtype`` (differentiable for floats)."""
     if not isinstance(x, Tensor):
-        return _wrap(np.asarray(x, dtype=np_dtype))
+        return _wrap(_number(x, np_dtype))
     if x._array.dtype == np_dtype:
         return x
     if x._requires_grad and np_dtype.kind == "f":
         return apply(ew.Cast(np_dtype), x)
-    return _wrap(x._array.astype(np_dtype))
+    return _wrap(_quiet_cast(x._array, np_dtype))
+
+
+@np.errstate(over="ignore")  # a float too large for the dtype becomes inf, as in PyTorch
+def _number(value, np_dtype) -> np.ndarray:
+    """A Python number as a 0-d array of ``np_dtype``, converted as PyTorch converts it."""
+    try:
+        return np.asarray(value, dtype=np_dtype)
+    except OverflowError:  # an int beyond the dtype's range wraps around (uint8 - 2 is + 254)
+        if not -2**63 <= value < 2**63:
+            raise InputError(message(
+                f"{value} is too large for any integer dtype.", where="a Python number",
+                values="int64 holds -2**63 .. 2**63 - 1",
+                hint="write it as a float (1e30), or keep it out of integer tensors.")) from None
+        return np.asarray(value).astype(np_dtype)
+
+
+def _stored_number(value, np_dtype) -> np.ndarray:
+    """A Python number written into a tensor (x[i] = 2.5), as PyTorch writes it: straight
+    into the tensor's dtype; an integer dtype must hold it (see dtypes.fits), a float dtype
+    makes inf of what is too large."""
+    if np_dtype.kind != "f" and not dtypes.fits(value, np_dtype):
+        raise InputError(message(
+            f"{value!r} cannot be stored in a tensor of {dtypes.of_numpy(np_dtype).name}: it "
+            "is out of the dtype's range.", where="x[...] = value",
+            hint="convert the tensor to a wider dtype first: x = x.long() or x.float()."))
+    return _number(value, np_dtype)
+
+
+@np.errstate(over="ignore", invalid="ignore")  # float64 -> float16: large values become inf
+def _quiet_cast(array, np_dtype) -> np.ndarray:
+    return array.astype(np_dtype)
+
+
+def _operand(x):
+    """What an op's ``check_operands`` reads: a tensor's numpy dtype, or the Python number."""
+    return x._array.dtype if isinstance(x, Tensor) else x
 
 
 def _binary(op, a, b) -> Tensor:
     """Run a binary op on tensors and/or Python numbers, promoting dtypes as PyTorch does."""
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._array.dtype is b._array.dtype \
-            and (a._array.dtype.kind == "f" or not op.ints_to_float):
-        return apply(op, a, b)
+            and a._array.dtype.kind == "f":
+        return apply(op, a, b)  # the common case: floats of one dtype
     if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
         a = _constant(a, b)
     if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):
@@ -645,6 +705,7 @@ def _binary(op, a, b) -> Tensor:
     dtype = dtypes.result_type(a, b)
     if op.ints_to_float and dtype.kind != "f":
         dtype = dtypes.default_float()
+    op.check_operands(_operand(a), _operand(b), dtype)
     return apply(op, _as(a, dtype), _as(b, dtype))
 
 
@@ -652,6 +713,7 @@ def _binary(op, a, b) -> Tensor:
 # backward: from Tensor.backward, nb.autograd.backward and nb.autograd.grad
 # ---------------------------------------------------------------------------
 
+@quiet  # adding to .grad: inf + -inf is NaN, silently
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              where="nb.autograd.backward"):
     """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``.

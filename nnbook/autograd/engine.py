@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import context
 from ..errors import BackwardError, NnbookError, fmt_shape, message
+from ..ops.base import quiet
 from .saved import check_saved, describe_node
 
 
@@ -45,6 +46,7 @@ def topological_order(roots) -> list:
     return order
 
 
+@quiet  # backward rules meet inf and NaN (0 * inf) and make them silently, as in PyTorch
 def run_backward(roots, retain_graph=False) -> dict:
     """Gradients of the ``roots`` -- (node, gradient of its output) pairs -- for every
     tensor that wants one.

@@ -5,6 +5,7 @@ as in PyTorch.
 """
 from __future__ import annotations
 
+from .. import dtypes
 from ..ops import elementwise as ew
 
 
@@ -35,6 +36,8 @@ class Maths:
         return self._op(ew.Relu(), self)
 
     def clamp(self, min=None, max=None):
-        return self._op(ew.Clamp(min, max), self)
+        bounds = [bound for bound in (min, max) if bound is not None]
+        x = self._cast(dtypes.result_type(self, *bounds))  # int.clamp(0.5) is float, as PyTorch
+        return self._op(ew.Clamp(min, max), x)
 
     clip = clamp

@@ -173,6 +173,15 @@ def is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
+def quiet(method):
+    """Run ``method`` without numpy's warnings about inf and NaN (exp(1000), 0 * inf, 1 / 0).
+
+    PyTorch makes those values silently, and so do the ops that can meet them. (As a
+    decorator np.errstate costs about half a microsecond a call; as a ``with`` block, 5.)
+    """
+    return np.errstate(all="ignore")(method)
+
+
 def is_real(v) -> bool:
     """A real number (int or float of any kind), but not a bool."""
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))

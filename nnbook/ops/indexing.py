@@ -152,7 +152,7 @@ class IndexPut(Op):
     def infer(self, x, value):
         target = _check(self, x.shape, *split_key(self, self.key, x.shape))
         try:
-            fits = np.broadcast_shapes(target, value.shape) == target
+            fits = np.broadcast_shapes(target, _without_leading_ones(value.shape)) == target
         except ValueError:
             fits = False
         if not fits:
@@ -164,9 +164,10 @@ class IndexPut(Op):
 
     def forward(self, x, value):
         self.basic, self.advanced = split_key(self, self.key, x.shape)
-        self.value_shape = value.shape
         out = x.copy()
         part = out[self.basic]
+        self.value_shape, value = value.shape, value.reshape(
+            _without_leading_ones(value.shape))
         if self.advanced is None:
             part[...] = value
         else:
@@ -180,7 +181,20 @@ class IndexPut(Op):
             part[...] = 0
         else:
             part[self.advanced] = 0
-        return grad_x, _index(grad_out, self.basic, self.advanced)
+        grad_value = _index(grad_out, self.basic, self.advanced)
+        ones = len(self.value_shape) - grad_value.ndim  # the leading ones forward dropped
+        if ones > 0:
+            grad_value = grad_value.reshape((1,) * ones + grad_value.shape)
+        return grad_x, grad_value
+
+
+def _without_leading_ones(shape) -> tuple:
+    """x[key] = value: as in PyTorch, a value's leading ones don't count, so a value of
+    shape (1, 3) fills x[0] of shape (3,) (broadcasting puts back the ones it needs)."""
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 class WriteThroughView(Op):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DimError, DTypeError, fmt_shape
-from .base import Op, normalize_dim
+from .base import Op, normalize_dim, quiet
 
 
 def reduced_axes(op: Op, ndim: int, dim) -> tuple:
@@ -41,6 +41,7 @@ class Sum(Op):
     def infer(self, x):
         return reduced_shape(self, x.shape, self.dim, self.keepdim)
 
+    @quiet  # inf + -inf
     def forward(self, x):
         self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         return np.sum(x, axis=self.axes, keepdims=self.keepdim)
@@ -62,6 +63,7 @@ class Mean(Sum):
             )
         return super().infer(x)
 
+    @quiet  # inf + -inf
     def forward(self, x):
         self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         self.count = int(np.prod([x.shape[a] for a in self.axes])) if self.axes else 1
@@ -105,11 +107,11 @@ class Max(Op):
     def backward(self, grad_out):
         # y = max_i x_i;  dy/dx_i = 1 at the maximum.  Over one dim the first
         # maximum gets it all (as PyTorch's max(dim)); over every element ties
-        # share it evenly (as PyTorch's max()).
+        # share it evenly (as PyTorch's max()).  A NaN is the maximum where there is one.
         grad = _expand(grad_out, self.axes, self.keepdim)
         if self.dim is None:
-            hit = self.x == self.y
-            return (hit * (grad / hit.sum()),)
+            hit = np.isnan(self.x) if np.isnan(self.y).any() else self.x == self.y
+            return (np.where(hit, grad / hit.sum(), 0),)
         if not self.axes:
             return (grad_out,)
         axis = self.axes[0]
