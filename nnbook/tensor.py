@@ -26,7 +26,8 @@ from .errors import (ArgumentError, BackwardError, DTypeError, InputError, Shape
 from .ops import elementwise as ew
 from .ops import indexing, linalg, reduce
 from .ops import shape as shape_ops
-from .methods import Conversion, Maths, Reductions, Shapes
+from .methods import (Comparisons, Conversion, Factories, InPlace, Linalg, Maths, Reductions,
+                      Selection, Shapes)
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
@@ -121,7 +122,8 @@ class RemovableHandle:
 # Tensor
 # ---------------------------------------------------------------------------
 
-class Tensor(Conversion, Maths, Reductions, Shapes):
+class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
+             Factories):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -130,12 +130,12 @@ class Minimum(Maximum):
     name = "minimum"
 
     def forward(self, a, b):
-        self.a, self.b = b, a  # min(a, b) = the max rule with the roles swapped
+        self.a, self.b = a, b
         return np.minimum(a, b)
 
-    def backward(self, grad_out):
-        grad_b, grad_a = super().backward(grad_out)
-        return grad_a, grad_b
+    def backward(self, grad_out):  # z = min(a, b);  dz/da = 1 where a < b, 1/2 on a tie
+        share = np.where(self.a == self.b, 0.5, 1.0).astype(grad_out.dtype)
+        return grad_out * share * (self.a <= self.b), grad_out * share * (self.b <= self.a)
 
 
 class Neg(Unary):
