@@ -407,7 +407,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
         """Compute ``op(self, *others)`` and store it in this tensor's own memory.
 
         Recording (grad mode, and a tensor involved that requires grad): the result
-        is computed out of place from an alias of the old ``self``, copied in, and
+        is computed out of place from a copy of the old ``self``, copied in, and
         ``self`` becomes the output of the new node.  Otherwise the value is simply
         written.  Either way the version counter goes up by one.
         """
@@ -422,8 +422,10 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
             return self
         if recording:
             self._check_writable(name)
-            before = _wrap(self._array, self._requires_grad)
-            before.grad_fn, before._counter = self.grad_fn, self._counter
+            # The op may keep the old values for its backward (sin_ keeps x): it gets a copy
+            # of its own, which the write below leaves as it was (PyTorch keeps one too).
+            before = _wrap(self._array.copy(), self._requires_grad)
+            before.grad_fn = self.grad_fn
             result = apply(op, before, *others)
         else:
             with context.no_grad():

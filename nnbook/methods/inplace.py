@@ -16,6 +16,7 @@ from ..errors import ArgumentError, DTypeError, message
 from ..ops import elementwise as ew
 from ..ops import explog, indexing, rounding, selection, ternary, trig
 from ..random import numpy_generator
+from .operands import numpy_dim
 
 
 class InPlace:
@@ -97,21 +98,25 @@ class InPlace:
                                name="masked_fill_")
         return self._write(selection.MaskedFill(value), mask, name="masked_fill_")
 
+    @numpy_dim
     def index_fill_(self, dim, index, value):
         """Set the slices at ``index`` along ``dim`` to ``value``."""
         d = self._dim(dim, "index_fill_")
         key = (slice(None),) * d + (np.asarray(index).reshape(-1),)
         return self._write(indexing.IndexPut(key), value, name="index_fill_")
 
+    @numpy_dim
     def index_fill(self, dim, index, value):
         return self.clone().index_fill_(dim, index, value)
 
+    @numpy_dim
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         if reduce is not None:
             return self.scatter(dim, index, src, value=value, reduce=reduce)  # its message
         return self._write(selection.Scatter(dim), index, self._source(src, value),
                            name="scatter_")
 
+    @numpy_dim
     def scatter_add_(self, dim, index, src):
         return self._write(selection.ScatterAdd(dim), index, self._source(src, None),
                            name="scatter_add_")

@@ -1,9 +1,12 @@
 """Operands of mixed kinds (tensors and Python numbers) as tensors of one dtype."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import dtypes
+from ..errors import ArgumentError, message
 
 
 def promoted(x, *others) -> list:
@@ -14,3 +17,17 @@ def promoted(x, *others) -> list:
     return [None if o is None else o._cast(dtype) if x._is_tensor(o)
             else x._new(np.asarray(o, dtype=dtype)) for o in operands]
 
+
+
+def numpy_dim(method):
+    """Let ``method`` take numpy's name axis= for dim=, as PyTorch's functions do."""
+    @functools.wraps(method)
+    def takes_axis(self, *args, **kwargs):
+        if "axis" in kwargs:
+            if "dim" in kwargs:
+                raise ArgumentError(message(
+                    "give dim= or axis=, not both (axis is numpy's name for dim).",
+                    where=f"Tensor.{method.__name__}", hint="keep one of them."))
+            kwargs["dim"] = kwargs.pop("axis")
+        return method(self, *args, **kwargs)
+    return takes_axis

@@ -7,11 +7,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import context
 from ..errors import ArgumentError, InputError, message
 from ..ops import cumulative
 from ..ops import elementwise as ew
 from ..ops import reduce, statistics
-from ..ops.selection import Gather, sort_order
+from ..ops.selection import Gather
+from .selection import order_of
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -189,8 +191,9 @@ class Reductions:
         if dim is None:
             return self._op(statistics.Median(), self)
         a, d = np.atleast_1d(self._array), self._dim(dim, "median")
-        order = sort_order(a, d)  # NaNs last: the first NaN is at n - (number of NaNs)
-        nans = np.isnan(a).sum(axis=d, keepdims=True) if a.dtype.kind == "f" else 0
+        order = order_of(a, d)  # NaNs last: the first NaN is at n - (number of NaNs)
+        nans = np.isnan(a).sum(axis=d, keepdims=True) \
+            if a.dtype.kind == "f" and not context.shape_only() else 0
         at = np.where(nans > 0, a.shape[d] - nans, (a.shape[d] - 1) // 2)
         at = np.broadcast_to(at, a.shape[:d] + (1,) + a.shape[d + 1:])
         return self._picked(np.take_along_axis(order, at, d), d, keepdim, MedianResult)
@@ -203,7 +206,7 @@ class Reductions:
             raise InputError(message(
                 f"k={k} is out of range for dim {dim} of size {a.shape[d]}.",
                 where="Tensor.kthvalue", hint=f"k counts from 1 to {a.shape[d]}."))
-        at = np.take(sort_order(a, d), [k - 1], axis=d)
+        at = np.take(order_of(a, d), [k - 1], axis=d)
         return self._picked(at, d, keepdim, KthvalueResult)
 
     def mode(self, dim=-1, keepdim=False, *, axis=None, keepdims=None):
@@ -211,6 +214,9 @@ class Reductions:
         of its last occurrence, as PyTorch."""
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
         a, d = np.atleast_1d(self._array), self._dim(dim, "mode")
+        if context.shape_only():  # no values to count
+            return self._picked(np.zeros(a.shape[:d] + (1,) + a.shape[d + 1:], np.int64), d,
+                                keepdim, ModeResult)
         rows = np.moveaxis(a, d, -1).reshape(-1, a.shape[d])
         index = np.empty(len(rows), dtype=np.int64)
         for r, row in enumerate(rows):

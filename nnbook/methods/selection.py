@@ -11,11 +11,21 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import context
 from ..errors import DTypeError, InputError, ShapeError, fmt_shape, message
 from ..ops import selection
+from .operands import numpy_dim
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def order_of(array, axis, descending=False) -> np.ndarray:
+    """The indices that sort ``array`` along ``axis``; in a data-free pass (nb.infer_shapes),
+    where there are no values to sort, zeros of the right shape (no memory)."""
+    if context.shape_only():
+        return np.broadcast_to(np.zeros((), dtype=np.int64), array.shape)
+    return selection.sort_order(array, axis, descending)
 
 
 def _fail(where, what, hint, cls=InputError):
@@ -28,10 +38,12 @@ class Selection:
     __slots__ = ()
 
     # -- by index ----------------------------------------------------------------------------
+    @numpy_dim
     def gather(self, dim, index, *, sparse_grad=False):
         """y[i][j] = x[i][index[i][j]] for dim=1 (index has x's number of dims)."""
         return self._op(selection.Gather(dim), self, index)
 
+    @numpy_dim
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         """A copy with y[i][index[i][j]] = src[i][j] for dim=1 (``src`` a tensor or a
         number: ``value``)."""
@@ -40,6 +52,7 @@ class Selection:
                   "use x.scatter_add(dim, index, src) to add.")
         return self._op(selection.Scatter(dim), self, index, self._source(src, value))
 
+    @numpy_dim
     def scatter_add(self, dim, index, src):
         """A copy with src[i][j] added to y[i][index[i][j]] for dim=1 (repeats add up)."""
         return self._op(selection.ScatterAdd(dim), self, index, self._source(src, None))
@@ -55,6 +68,7 @@ class Selection:
                 hint=f"convert src first: src.to(nb.{self.dtype.name})."))
         return src
 
+    @numpy_dim
     def index_select(self, dim, index):
         """The slices at ``index`` (a vector of positions) along ``dim``."""
         d = self._dim(dim, "index_select")
@@ -65,6 +79,7 @@ class Selection:
                   "e.g. x.index_select(0, nb.tensor([2, 0])).", DTypeError)
         return self[(slice(None),) * d + (idx.reshape(-1),)] if self.ndim else self[idx]
 
+    @numpy_dim
     def take_along_dim(self, indices, dim=None):
         """Values at ``indices`` along ``dim`` (indices broadcast against the other dims);
         without dim, both are flattened first."""
@@ -96,18 +111,21 @@ class Selection:
         return self.expand(shape)[np.broadcast_to(mask._array, shape)]
 
     # -- by order ----------------------------------------------------------------------------
+    @numpy_dim
     def sort(self, dim=-1, descending=False, stable=False):
         """(values, indices) sorted along ``dim``; NaN counts as the largest value."""
         if self.ndim == 0:
             return SortResult(self.clone(), self._new(np.zeros((), dtype=np.int64)))
         d = self._dim(dim, "sort")
-        order = selection.sort_order(self._array, d, descending)
+        order = order_of(self._array, d, descending)
         return SortResult(self._op(selection.Gather(d), self, self._new(order)),
                           self._new(order))
 
+    @numpy_dim
     def argsort(self, dim=-1, descending=False, stable=False):
         return self.sort(dim, descending, stable).indices
 
+    @numpy_dim
     def topk(self, k, dim=-1, largest=True, sorted=True):
         """The k largest (or smallest) values along ``dim`` and their indices."""
         d = self._dim(dim, "topk")
@@ -117,7 +135,7 @@ class Selection:
                   f"k can be 0 to {n}.")
         if self.ndim == 0:
             return TopkResult(self.clone(), self._new(np.zeros((), dtype=np.int64)))
-        order = selection.sort_order(self._array, d, descending=largest)
+        order = order_of(self._array, d, descending=largest)
         top = np.take(order, np.arange(k), axis=d)
         return TopkResult(self._op(selection.Gather(d), self, self._new(top)), self._new(top))
 

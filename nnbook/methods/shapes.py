@@ -9,6 +9,7 @@ import numpy as np
 from ..errors import InputError, ShapeError, message
 from ..ops import rearrange
 from ..ops import shape as shape_ops
+from .operands import numpy_dim
 
 
 def _sizes(args):
@@ -75,10 +76,12 @@ class Shapes:
     def mT(self):
         return self.transpose(-2, -1)
 
+    @numpy_dim
     def unsqueeze(self, dim):
         d = shape_ops.checked_dim(dim, self.ndim + 1, "Tensor.unsqueeze")
         return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
 
+    @numpy_dim
     def squeeze(self, dim=None):
         if dim is None:
             return self.reshape(tuple(n for n in self.shape if n != 1))
@@ -96,6 +99,7 @@ class Shapes:
 
     broadcast_to = expand
 
+    @numpy_dim
     def unflatten(self, dim, sizes):
         """Split dim ``dim`` into ``sizes`` (one of which may be -1)."""
         d = self._dim(dim, "unflatten")
@@ -120,6 +124,7 @@ class Shapes:
     swapdims = transpose
 
     # -- pieces: views of parts of this tensor ---------------------------------------------
+    @numpy_dim
     def narrow(self, dim, start, length):
         """The ``length`` elements from ``start`` along ``dim`` (a view)."""
         d = self._dim(dim, "narrow")
@@ -131,10 +136,12 @@ class Shapes:
                 where="Tensor.narrow", hint=f"start + length must be at most {n}."))
         return self[(slice(None),) * d + (slice(begin, begin + length),)]
 
+    @numpy_dim
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, without that dim (a view)."""
         return self[(slice(None),) * self._dim(dim, "select") + (index,)]
 
+    @numpy_dim
     def split(self, split_size_or_sections, dim=0):
         """Pieces of ``split_size`` along ``dim`` (the last one may be smaller), or pieces
         of the sizes listed."""
@@ -155,6 +162,7 @@ class Shapes:
         starts = np.cumsum([0] + sizes[:-1])
         return tuple(self.narrow(d, int(a), b) for a, b in zip(starts, sizes))
 
+    @numpy_dim
     def chunk(self, chunks, dim=0):
         """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
         if chunks < 1:
@@ -165,6 +173,7 @@ class Shapes:
             return tuple(self for _ in range(chunks))
         return self.split(math.ceil(n / chunks), dim)
 
+    @numpy_dim
     def unbind(self, dim=0):
         """The slices along ``dim``, each without that dim."""
         return tuple(self.select(dim, i) for i in range(self.shape[self._dim(dim, "unbind")]))
@@ -201,6 +210,7 @@ class Shapes:
         dims = _sizes(dims)
         return self.repeat((1,) * (self.ndim - len(dims)) + tuple(dims))
 
+    @numpy_dim
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         """Each element ``repeats`` times in a row along ``dim`` (flattened without one)."""
         counts = repeats._array if self._is_tensor(repeats) else repeats

@@ -71,6 +71,18 @@ SELECTION = {
     "nonzero": ([ints(-1, 2, 3, 7, 5)], lambda m, x: (m.nonzero(x), x.nonzero(as_tuple=True))),
     "argwhere": ([bools(7, 5)], lambda m, x: m.argwhere(x)),
     "index_fill": ([X3, ints(0, 7, 3)], lambda m, x, i: m.index_fill(x, 1, i, -2.0)),
+    "numpy_axis_names": ([X3, ints(0, 5, 3, 7, 2)],
+                         lambda m, x, i: (x.sort(axis=1), m.argsort(x, axis=0), x.topk(2, axis=1),
+                                          x.gather(axis=2, index=i), m.unsqueeze(x, axis=1),
+                                          x.index_select(axis=2, index=i[0, 0]),
+                                          x.unbind(axis=1)[3], x.chunk(2, axis=2),
+                                          x.narrow(axis=0, start=1, length=2),
+                                          x.select(axis=1, index=2),
+                                          m.take_along_dim(x, i, axis=2),
+                                          x.repeat_interleave(2, axis=0),
+                                          x.scatter(axis=2, index=i, value=0.0),
+                                          x.median(axis=2, keepdims=True),
+                                          x.cumsum(axis=1), x.logsumexp(axis=0))),
 }
 SHAPES = {
     "view_as": ([normal(35), X], lambda m, a, b: a.view_as(b)),
