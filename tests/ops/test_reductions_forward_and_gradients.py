@@ -112,4 +112,5 @@ def test_numpy_names_are_accepted_wherever_pytorch_takes_them(rng):
 def test_bad_arguments_are_refused_with_a_hint(call, error, match):
     with pytest.raises(error, match=match) as err:
         call(nb.zeros(7, 5))
-    assert "\n  hint: " in str(err.value)
+    where, _, rest = str(err.value).partition(": ")  # the op or method, what, at, hint
+    assert where and "\n  at " in rest and "\n  hint: " in rest, str(err.value)
