@@ -27,7 +27,8 @@ from .ops import elementwise as ew
 from .ops import indexing, linalg, reduce
 from .ops import shape as shape_ops
 from .ops.base import quiet
-from .methods import Conversion, Maths, Reductions, Shapes
+from .methods import (Comparisons, Conversion, Factories, InPlace, Linalg, Maths, Reductions,
+                      Selection, Shapes)
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
@@ -122,7 +123,8 @@ class RemovableHandle:
 # Tensor
 # ---------------------------------------------------------------------------
 
-class Tensor(Conversion, Maths, Reductions, Shapes):
+class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
+             Factories):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -410,7 +412,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
         """Compute ``op(self, *others)`` and store it in this tensor's own memory.
 
         Recording (grad mode, and a tensor involved that requires grad): the result
-        is computed out of place from an alias of the old ``self``, copied in, and
+        is computed out of place from a copy of the old ``self``, copied in, and
         ``self`` becomes the output of the new node.  Otherwise the value is simply
         written.  Either way the version counter goes up by one.
         """
@@ -427,8 +429,10 @@ class Tensor(Conversion, Maths, Reductions, Shapes):
             return self
         if recording:
             self._check_writable(name)
-            before = _wrap(self._array, self._requires_grad)
-            before.grad_fn, before._counter = self.grad_fn, self._counter
+            # The op may keep the old values for its backward (sin_ keeps x): it gets a copy
+            # of its own, which the write below leaves as it was (PyTorch keeps one too).
+            before = _wrap(self._array.copy(), self._requires_grad)
+            before.grad_fn = self.grad_fn
             result = apply(op, before, *others)
         else:
             with context.no_grad():

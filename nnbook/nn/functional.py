@@ -17,6 +17,7 @@ from ..errors import DTypeError, InputError, ShapeError, current_layer, fmt_shap
     warn_from_user_code
 from ..ops.base import channels_hint
 from ..ops.dropout import Dropout
+from ..ops.explog import Softplus
 from ..ops.linalg import Linear
 from ..ops.losses import CrossEntropy, MseLoss, NllLoss
 from ..ops.norm import BatchNorm
@@ -28,7 +29,7 @@ from ..tensor import Tensor, _wrap, apply
 __all__ = [
     "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
-    "mse_loss", "dropout", "pad",
+    "mse_loss", "dropout", "pad", "softplus",
 ]
 
 
@@ -269,6 +270,11 @@ def sigmoid(input):
 
 def tanh(input):
     return _tensor("tanh", "input", input).tanh()
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, a smooth relu; x itself where beta x > threshold."""
+    return apply(Softplus(beta, threshold), _tensor("softplus", "input", input)._floating())
 
 
 def _softmax_like(fn, op_class, input, dim, dtype):
