@@ -133,16 +133,16 @@ def human_bytes(n) -> str:
 # nb.Tensor(...), the legacy constructor
 # ---------------------------------------------------------------------------
 
-def legacy_array(name, args, kwargs) -> np.ndarray:
-    """What ``nb.Tensor(...)`` / ``nb.FloatTensor(...)`` hold: data as the default float,
-    or zeros of the given sizes."""
+def legacy_array(name, args, kwargs, np_dtype=None) -> np.ndarray:
+    """What ``nb.Tensor(...)`` / ``nb.FloatTensor(...)`` hold: data as ``np_dtype`` (the
+    default float when None), or zeros of the given sizes."""
     device = kwargs.pop("device", None)
     check_device(device, f"nb.{name}")
     if kwargs:
         raise ArgumentError(message(
             f"nb.{name}() takes data or sizes, got keyword argument(s) {', '.join(kwargs)}.",
             where=f"nb.{name}", hint="use nb.tensor(data, dtype=..., requires_grad=...)."))
-    np_dtype = dtypes.default_float()
+    np_dtype = dtypes.default_float() if np_dtype is None else np_dtype
     if not args:
         return np.zeros((0,), dtype=np_dtype)
     if all(isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool)

@@ -44,6 +44,8 @@ class Conversion:
             return _TYPE_NAMES.get(self._array.dtype.name, self._array.dtype.name)
         if isinstance(dtype, str) and dtype in _TYPE_BY_NAME:
             dtype = _TYPE_BY_NAME[dtype]
+        if isinstance(getattr(dtype, "dtype", None), dtypes.dtype):  # nb.FloatTensor & co.
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def type_as(self, other):

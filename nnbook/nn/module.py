@@ -14,8 +14,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import context
+from .. import context, dtypes
 from ..context import layer_name
+from ..device import check_device
+from ..device import device as device_type
 from ..errors import DTypeError, InputError, NnbookError, message, warn_from_user_code
 from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor, _wrap
@@ -365,26 +367,33 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype=None, *args, **kwargs) -> Module:
-        """Convert floating point parameters and buffers to ``dtype``, in place.
-
-        ``'cpu'`` is accepted and changes nothing: nnbook runs on the CPU only.
+    def to(self, *args, **kwargs) -> Module:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (also as
+        ``device=``, ``dtype=``; ``non_blocking=`` is accepted): floating point parameters
+        and buffers converted in place.  Only the CPU is a device here.
         """
-        dtype = kwargs.pop("dtype", dtype)
-        if isinstance(dtype, str) and dtype.split(":")[0] in ("cpu", "cuda", "mps"):
-            if not dtype.startswith("cpu"):
-                raise InputError(message(
-                    f"nnbook runs on the CPU only; got device '{dtype}'.",
-                    where=f"{type(self).__name__}.to", hint="leave the model on the CPU: "
-                    "drop the .to(device) call, or use .to('cpu')."))
-            dtype = args[0] if args else None
+        where = f"{type(self).__name__}.to"
+        dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, bool):  # PyTorch's positional non_blocking
+                continue
+            elif isinstance(a, (str, int, device_type)):
+                device = a
+            else:
+                dtype = a
+        check_device(device, where)
         if dtype is None:
             return self
-        dtype = np.dtype(dtype)
+        dtype = dtypes.numpy_dtype(dtype)
         if dtype.kind != "f":
             raise DTypeError(message(
-                f"a model's parameters must stay floating point; got dtype {dtype}.",
-                where=f"{type(self).__name__}.to", hint="use nb.float32 or nb.float64."))
+                f"a model's parameters must stay floating point; got dtype "
+                f"{dtypes.of_numpy(dtype).name}.", where=where,
+                hint="use nb.float32 or nb.float64."))
         for module in self.modules():
             for value in list(module._parameters.values()) + list(module._buffers.values()):
                 if value is not None and value.dtype.kind == "f":
@@ -393,11 +402,21 @@ class Module:
                         value.grad = _wrap(value.grad._array.astype(dtype))
         return self
 
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device=None) -> Module:
+        check_device("cuda", f"{type(self).__name__}.cuda")  # raises: there is no GPU here
+        return self
+
     def float(self) -> Module:
         return self.to(np.float32)
 
     def double(self) -> Module:
         return self.to(np.float64)
+
+    def half(self) -> Module:
+        return self.to(np.float16)
 
     # -------------------------------------------------------------- state dicts
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
