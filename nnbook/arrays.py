@@ -26,14 +26,14 @@ def array_from(data, dtype, where, copy) -> np.ndarray:
     elif isinstance(data, (np.ndarray, np.generic)):
         array = np.asarray(data)
         check_numeric(array.dtype, where, "a numpy array of")
-    else:
-        array, shared = _from_python(data, where), False
+    else:  # Python numbers: straight to ``dtype`` (through float32 they would lose digits)
+        array, shared = _from_python(data, where, dtype), False
     if dtype is not None:
         return array.astype(dtype, copy=copy and shared)
     return array.copy() if copy and shared else array
 
 
-def _from_python(data, where) -> np.ndarray:
+def _from_python(data, where, dtype=None) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(hasattr(d, "_array") for d in _flat(data)):
         data = _tensors_to_lists(data)
     try:
@@ -44,6 +44,8 @@ def _from_python(data, where) -> np.ndarray:
             hint="every row of a nested list must have the same length (pad the short ones)."
         )) from None
     check_numeric(array.dtype, where, type(data).__name__)
+    if dtype is not None:
+        return array
     if array.dtype.kind == "f":
         return array.astype(dtypes.default_float())
     if array.dtype.kind in "iu":

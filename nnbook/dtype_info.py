@@ -24,7 +24,7 @@ class finfo:
         elif d.is_floating_point:
             info = np.finfo(d.numpy)
             self.bits, self.eps, self.max = info.bits, float(info.eps), float(info.max)
-            self.tiny, self.resolution = float(info.smallest_normal), float(info.resolution)
+            self.tiny, self.resolution = float(info.smallest_normal), 10.0**-info.precision
         else:
             raise DTypeError(message(
                 f"finfo needs a floating point dtype, got {d.name}.", where="nb.finfo",

@@ -18,9 +18,14 @@ class NnbookNote(UserWarning):
     """A one-time remark: nnbook ran PyTorch code by doing something simpler."""
 
 
+_ONCE = ("once", None, NnbookNote, None, 0)  # how warnings.filters holds that filter
+
+
 def note(what: str, *, where: str, hint: str | None = None) -> None:
     """Warn with ``what`` the first time this text is noted in this Python process."""
     # 'once' matches on the text, so each note appears once however many lines ask;
-    # appended, so a filter the user set first still wins.
-    warnings.filterwarnings("once", category=NnbookNote, append=True)
+    # appended, so a filter the user set first still wins.  Added only when missing:
+    # every change of the filters makes Python forget which warnings it has shown.
+    if _ONCE not in warnings.filters:
+        warnings.filterwarnings("once", category=NnbookNote, append=True)
     warn_from_user_code(NnbookNote(message(what, where=where, hint=hint, line=False)))

@@ -72,5 +72,9 @@ class Conversion:
     def cpu(self):
         return self
 
+    @property
+    def is_cuda(self) -> bool:
+        return False  # nnbook computes on the CPU only
+
     def cuda(self, *args, **kwargs):
         check_device("cuda", "Tensor.cuda")

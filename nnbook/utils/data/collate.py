@@ -49,10 +49,8 @@ def collate_samples(batch, indices=None, path=()):
         return _stack([from_numpy(np.asarray(b)) for b in batch], indices, path)
     if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):
         return from_numpy(np.array(batch))  # numpy scalars keep their dtype
-    if isinstance(elem, bool):
-        return tensor(batch, dtype=dtypes.bool)
-    if isinstance(elem, int):
-        return tensor(batch, dtype=dtypes.int64)
+    if isinstance(elem, int):  # bools too; a float among them makes the default float
+        return tensor(batch)
     if isinstance(elem, float):
         return tensor(batch, dtype=dtypes.float64)  # PyTorch's choice, not the default float
     if isinstance(elem, (str, bytes)):
