@@ -91,7 +91,7 @@ class Refused:
         self._refuse()
 
     def __getattr__(self, attr):
-        if attr.startswith("__"):
+        if attr.startswith("_"):  # Python's own lookups (copy, pickle, inspect) get the usual
             raise AttributeError(attr)
         self._refuse()
 
@@ -109,7 +109,7 @@ class StubModule(types.ModuleType):
         self.__dict__.update(answers or {})
 
     def __getattr__(self, attr):
-        if attr.startswith("__"):
+        if attr.startswith("_"):
             raise AttributeError(attr)
         return Refused(f"{self.__name__}.{attr}", self._area)
 

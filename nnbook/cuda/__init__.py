@@ -67,7 +67,7 @@ def max_memory_reserved(device=None) -> int:
 
 
 def __getattr__(name):
-    if name.startswith("__"):
+    if name.startswith("_"):
         raise AttributeError(f"module 'nnbook.cuda' has no attribute '{name}'")
     if name == "amp":  # a submodule: `nb.cuda.amp.GradScaler` without importing it first
         return importlib.import_module(f"{__name__}.amp")

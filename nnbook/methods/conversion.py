@@ -28,6 +28,8 @@ class Conversion:
         for a in args:
             if self._is_tensor(a):
                 dtype = a.dtype
+            elif isinstance(a, bool):  # PyTorch's positional non_blocking (and copy)
+                continue
             elif isinstance(a, (dtypes.dtype, np.dtype, type)) and a is not str:
                 dtype = a
             else:

@@ -39,6 +39,7 @@ def test_the_portable_device_lines_pick_the_cpu():
     use_mps = nb.backends.mps.is_available()
     assert device == "cpu" and not use_mps
     assert x.to(nb.device(device), non_blocking=True) is x
+    assert x.to("cpu", nb.float64, True).dtype == nb.float64  # positional non_blocking
 
 
 def test_backend_switches_keep_what_is_assigned():

@@ -18,6 +18,15 @@ def test_tensor_dataset_pairs_rows(rng):
     assert label.item() == 4
 
 
+def test_tensor_dataset_samples_of_a_tensor_that_requires_grad_stay_in_the_graph(rng):
+    w = nb.tensor(rng.standard_normal((7, 5)), requires_grad=True)
+    row, = TensorDataset(w)[2]
+    row.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy().sum(axis=1), [0, 0, 5, 0, 0, 0, 0])
+    with pytest.raises(nb.DimError, match="out of bounds"):
+        TensorDataset(nb.zeros(7, 5))[7]
+
+
 def test_tensor_dataset_with_different_sizes_names_every_shape():
     with pytest.raises(nb.ShapeError) as err:
         TensorDataset(nb.zeros(7, 5), nb.zeros(5, 7), nb.zeros(7))

@@ -20,11 +20,13 @@ import itertools
 import math
 import warnings
 
+import numpy as np
+
 from ...creation import randperm
 from ...errors import (ArgumentError, DimError, InputError, NnbookError, ShapeError, fmt_shape,
                       message)
 from ...random import default_generator
-from ...tensor import Tensor
+from ...tensor import Tensor, _wrap
 
 
 class DatasetError(NnbookError, NotImplementedError):
@@ -87,6 +89,11 @@ class TensorDataset(Dataset):
         self.tensors = tensors
 
     def __getitem__(self, index):
+        if not any(t.requires_grad for t in self.tensors):
+            try:  # data: numpy's indexing straight away (the same rows, far faster per sample)
+                return tuple(_wrap(np.asarray(t._array[index])) for t in self.tensors)
+            except (IndexError, TypeError):
+                pass  # a bad index: let Tensor indexing explain it
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
