@@ -58,27 +58,8 @@ class DataLoader:
             _check_iterable(dataset, shuffle, sampler, batch_sampler)
         else:
             _check_map_style(dataset, needs_len=sampler is None and batch_sampler is None)
-        if sampler is not None and shuffle:
-            raise InputError(message(
-                "shuffle=True and sampler= both say how to order the samples.", where=where,
-                hint="keep one: the sampler (e.g. RandomSampler(ds)) or shuffle=True."))
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise InputError(message(
-                    "batch_sampler= already makes the batches, so batch_size, shuffle, "
-                    "sampler and drop_last must be left at their defaults.", where=where,
-                    hint="give either batch_sampler=, or batch_size= with shuffle= / sampler=."))
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise InputError(message(
-                "batch_size=None turns batching off, so there is no last batch to drop.",
-                where=where, hint="give a batch_size, or leave drop_last=False."))
-        if sampler is None:
-            sampler = _InfiniteIndices() if iterable else (
-                RandomSampler(dataset, generator=generator) if shuffle
-                else SequentialSampler(dataset))
-        if batch_size is not None and batch_sampler is None:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        batch_size, drop_last, sampler, batch_sampler = _samplers(
+            dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last, generator)
         if num_workers > 0:
             note(f"nnbook loads data in this process: num_workers={num_workers} is accepted "
                  "and gives the same batches, one after another.", where=where,
@@ -114,6 +95,35 @@ class DataLoader:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _samplers(dataset, iterable, batch_size, shuffle, sampler, batch_sampler, drop_last,
+              generator):
+    """The sampler (which indices, in which order) and the batch sampler (which indices go
+    together), from the arguments PyTorch takes -- refusing the ones that contradict."""
+    where = "DataLoader"
+    if sampler is not None and shuffle:
+        raise InputError(message(
+            "shuffle=True and sampler= both say how to order the samples.", where=where,
+            hint="keep one: the sampler (e.g. RandomSampler(ds)) or shuffle=True."))
+    if batch_sampler is not None:
+        if batch_size != 1 or shuffle or sampler is not None or drop_last:
+            raise InputError(message(
+                "batch_sampler= already makes the batches, so batch_size, shuffle, "
+                "sampler and drop_last must be left at their defaults.", where=where,
+                hint="give either batch_sampler=, or batch_size= with shuffle= / sampler=."))
+        batch_size, drop_last = None, False
+    elif batch_size is None and drop_last:
+        raise InputError(message(
+            "batch_size=None turns batching off, so there is no last batch to drop.",
+            where=where, hint="give a batch_size, or leave drop_last=False."))
+    if sampler is None:
+        sampler = _InfiniteIndices() if iterable else (
+            RandomSampler(dataset, generator=generator) if shuffle
+            else SequentialSampler(dataset))
+    if batch_size is not None and batch_sampler is None:
+        batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+    return batch_size, drop_last, sampler, batch_sampler
 
 
 class _LoaderIterator:
