@@ -90,3 +90,12 @@ def check_device(value, where: str) -> None:
             f"nnbook computes on the CPU only; it cannot put tensors on '{shown}'.", where=where,
             hint="write the device line so it works everywhere: device = 'cuda' if "
             "nb.cuda.is_available() else 'cpu' (nnbook answers False, so it picks 'cpu')."))
+
+
+def set_default_device(device) -> None:
+    """Where new tensors go: only the CPU (or None, which means the CPU) is accepted."""
+    check_device(device, "nb.set_default_device")
+
+
+def get_default_device() -> device:
+    return CPU

@@ -15,12 +15,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nnbook"
 
 # Floors, lowest first: a module may import only modules on its floor or below.
 FLOORS = [
-    ["nnbook.context", "nnbook.errors", "nnbook.dtypes", "nnbook.device", "nnbook.arrays"],
+    ["nnbook.context", "nnbook.errors", "nnbook.dtypes", "nnbook.device", "nnbook.arrays",
+     "nnbook.notes", "nnbook.unsupported", "nnbook.dtype_info", "nnbook.cuda", "nnbook.backends",
+     "nnbook.amp", "nnbook.accelerator", "nnbook.compat"],
     ["nnbook.ops"],
     ["nnbook.kernels"],
     ["nnbook.autograd.engine", "nnbook.autograd.saved", "nnbook.printing", "nnbook.tensor",
      "nnbook.random", "nnbook.creation", "nnbook.autograd.numerical", "nnbook.methods",
-     "nnbook.functions"],
+     "nnbook.functions", "nnbook.tensor_types"],
     ["nnbook.autograd"],
     ["nnbook.nn", "nnbook.optim", "nnbook.serialization", "nnbook.data", "nnbook.utils"],
     ["nnbook.inspect", "nnbook.exercises"],

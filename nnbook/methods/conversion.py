@@ -28,6 +28,8 @@ class Conversion:
         for a in args:
             if self._is_tensor(a):
                 dtype = a.dtype
+            elif isinstance(a, bool):  # PyTorch's positional non_blocking (and copy)
+                continue
             elif isinstance(a, (dtypes.dtype, np.dtype, type)) and a is not str:
                 dtype = a
             else:
@@ -44,6 +46,8 @@ class Conversion:
             return _TYPE_NAMES.get(self._array.dtype.name, self._array.dtype.name)
         if isinstance(dtype, str) and dtype in _TYPE_BY_NAME:
             dtype = _TYPE_BY_NAME[dtype]
+        if isinstance(getattr(dtype, "dtype", None), dtypes.dtype):  # nb.FloatTensor & co.
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def type_as(self, other):
@@ -69,6 +73,10 @@ class Conversion:
 
     def cpu(self):
         return self
+
+    @property
+    def is_cuda(self) -> bool:
+        return False  # nnbook computes on the CPU only
 
     def cuda(self, *args, **kwargs):
         check_device("cuda", "Tensor.cuda")

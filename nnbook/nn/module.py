@@ -15,9 +15,9 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import context, dtypes
-from ..device import check_device
-from ..device import device as nb_device
 from ..context import layer_name
+from ..device import check_device
+from ..device import device as device_type
 from ..errors import (ArgumentError, DTypeError, InputError, NnbookError, message,
                       warn_from_user_code)
 from ..autograd.custom import check_bprop_signature, run_bprop
@@ -393,19 +393,20 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> Module:
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``: convert
-        floating point parameters and buffers to ``dtype``, in place.
-
-        A string or ``nb.device`` names a device, as in PyTorch: ``'cpu'`` is accepted
-        and changes nothing (nnbook runs on the CPU only); any other is refused.
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (also as
+        ``device=``, ``dtype=``; ``non_blocking=`` is accepted): floating point parameters
+        and buffers converted in place.  Only the CPU is a device here.
         """
         where = f"{type(self).__name__}.to"
         dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
-            elif isinstance(a, (str, int, nb_device)) and not isinstance(a, bool):
+            elif isinstance(a, bool):  # PyTorch's positional non_blocking
+                continue
+            elif isinstance(a, (str, int, device_type)):
                 device = a
             else:
                 dtype = a
@@ -415,7 +416,7 @@ class Module:
         dtype = dtypes.numpy_dtype(dtype, where)
         if dtype.kind != "f":
             raise DTypeError(message(
-                f"a model's parameters must stay floating point; got dtype {dtype}.",
+                f"a model's parameters must stay floating point; got dtype {dtypes.of_numpy(dtype).name}.",
                 where=where, hint="use nb.float32 or nb.float64."))
         for module in self.modules():  # (fails before the first change without __init__)
             for value in list(module._parameters.values()) + list(module._buffers.values()):
@@ -440,6 +441,9 @@ class Module:
 
     def double(self) -> Module:
         return self.to(np.float64)
+
+    def half(self) -> Module:
+        return self.to(np.float16)
 
     # -------------------------------------------------------------- state dicts
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
