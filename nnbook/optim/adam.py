@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from ..errors import InputError, message
-from .checks import check_flag, check_positive, check_switches
+from .checks import check_betas, check_flag, check_positive, check_switches
 from .optimizer import Optimizer, step_counter
 
 
@@ -44,20 +42,7 @@ class Adam(Optimizer):
                        "where the gradients have all been zero")
         for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
             check_flag(where, key, group[key])
-        betas = group["betas"]
-        betas = tuple(betas) if isinstance(betas, (list, tuple)) else (betas,)
-        for i, beta in enumerate(betas[:2]):
-            if not (isinstance(beta, numbers.Real) and not isinstance(beta, bool)
-                    and 0 <= beta < 1):  # also refuses nan
-                raise InputError(message(
-                    f"invalid beta parameter at index {i}: betas must be two numbers in "
-                    f"[0, 1), got {group['betas']!r}.", where=where,
-                    hint="the usual values are betas=(0.9, 0.999)."))
-        if len(betas) != 2:
-            raise InputError(message(
-                f"betas must be two numbers in [0, 1), got {group['betas']!r}.", where=where,
-                hint="the usual values are betas=(0.9, 0.999)."))
-        group["betas"] = betas
+        group["betas"] = check_betas(where, group["betas"])
 
     def _required_state(self, group):
         base = ("step", "exp_avg", "exp_avg_sq")

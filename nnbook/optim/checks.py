@@ -121,6 +121,23 @@ def check_fraction(where: str, key: str, value, why: str, closed: bool = False) 
         where=where, hint=f"{key}={_EXAMPLES.get(key, 0.9)} is usual."))
 
 
+def check_betas(where: str, betas) -> tuple:
+    """Adam's betas: two numbers in [0, 1) (PyTorch's words), returned as a tuple."""
+    given = betas
+    betas = tuple(betas) if isinstance(betas, (list, tuple)) else (betas,)
+    for i, beta in enumerate(betas[:2]):
+        if not (is_number(beta) and 0 <= beta < 1):  # also refuses nan
+            raise InputError(message(
+                f"invalid beta parameter at index {i}: betas must be two numbers in "
+                f"[0, 1), got {given!r}.", where=where,
+                hint="the usual values are betas=(0.9, 0.999)."))
+    if len(betas) != 2:
+        raise InputError(message(
+            f"betas must be two numbers in [0, 1), got {given!r}.", where=where,
+            hint="the usual values are betas=(0.9, 0.999)."))
+    return betas
+
+
 def check_flag(where: str, key: str, value) -> None:
     """An on/off setting must be True or False (the string 'False' would count as on)."""
     if not isinstance(value, (bool, np.bool_)):

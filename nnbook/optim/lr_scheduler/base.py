@@ -13,10 +13,27 @@ at any epoch directly (for the deprecated ``step(epoch)``).
 """
 from __future__ import annotations
 
+import math
+from contextlib import contextmanager
+
 from ...errors import InputError, message, warn_from_user_code
 from ..checks import is_number
 from .checks import check_int, check_optimizer
 from .state import refuse, restore
+
+
+@contextmanager
+def unchanged_on_error(optimizer):
+    """If building a scheduler fails (a lambda that fails at epoch 0), leave the
+    optimizer's groups as they were."""
+    saved = [dict(group) for group in optimizer.param_groups]
+    try:
+        yield
+    except BaseException:
+        for group, before in zip(optimizer.param_groups, saved):
+            group.clear()
+            group.update(before)
+        raise
 
 
 class SchedulerWarning(UserWarning):
@@ -36,23 +53,23 @@ class LRScheduler:
         check_int(name, "last_epoch", last_epoch, -1, hint="leave it out to start the "
                   "schedule (last_epoch=-1); to resume, load the scheduler's state_dict.")
         self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
+        groups = optimizer.param_groups
+        lacking = [i for i, g in enumerate(groups) if "initial_lr" not in g]
+        if last_epoch != -1 and lacking:
+            keys = ", ".join(k for k in groups[lacking[0]] if k != "params")
+            raise InputError(message(
+                f"last_epoch={last_epoch} resumes a schedule, but parameter group(s) "
+                f"{', '.join(map(str, lacking))} of the optimizer have no 'initial_lr' (the "
+                "rate the schedule started from).", where=name, values=f"group keys: {keys}",
+                hint="to resume, build the scheduler with last_epoch=-1 and load its "
+                "state: scheduler.load_state_dict(checkpoint['scheduler']) (after "
+                "optimizer.load_state_dict, whose groups hold 'initial_lr')."))
+        with unchanged_on_error(optimizer):
+            for group in groups:
                 group.setdefault("initial_lr", group["lr"])
-        else:
-            lacking = [i for i, g in enumerate(optimizer.param_groups) if "initial_lr" not in g]
-            if lacking:
-                raise InputError(message(
-                    f"last_epoch={last_epoch} resumes a schedule, but parameter group(s) "
-                    f"{', '.join(map(str, lacking))} of the optimizer have no 'initial_lr' "
-                    "(the rate the schedule started from).", where=name,
-                    values=f"group keys: {', '.join(k for k in optimizer.param_groups[lacking[0]] if k != 'params')}",
-                    hint="to resume, build the scheduler with last_epoch=-1 and load its "
-                    "state: scheduler.load_state_dict(checkpoint['scheduler']) (after "
-                    "optimizer.load_state_dict, whose groups hold 'initial_lr')."))
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._initial_step()
+            self.base_lrs = [group["initial_lr"] for group in groups]
+            self.last_epoch = last_epoch
+            self._initial_step()
 
     def _initial_step(self) -> None:
         """Count no steps yet, and take the first one (to epoch 0)."""
@@ -104,13 +121,13 @@ class LRScheduler:
         """Give each group its new rate, once every rate has been checked."""
         values = list(values)
         for i, lr in enumerate(values):
-            if not (is_number(lr) and lr >= 0 and lr != float("inf")):
+            if not (is_number(lr) and math.isfinite(lr)):
                 raise InputError(message(
                     f"the schedule gives parameter group {i} the learning rate {lr!r:.40} at "
-                    f"epoch {self.last_epoch}; a learning rate must be a finite number >= 0.",
+                    f"epoch {self.last_epoch}; a learning rate must be a finite number.",
                     where=f"{type(self).__name__}.step()", values=f"all rates: {values!r:.80}",
-                    hint="check the function that computes it (lr_lambda, scale_fn) at "
-                    "this epoch: it should return a number >= 0."))
+                    hint="check what computes it (get_lr, scale_fn) at this epoch: it should "
+                    "return a number for every group."))
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]

@@ -7,7 +7,8 @@ import math
 import types
 
 from ...errors import InputError, message
-from .base import LRScheduler
+from ..checks import check_flag, is_number
+from .base import LRScheduler, unchanged_on_error
 from .checks import (check_callable, check_choice, check_int, check_momentum_setting,
                      check_optimizer, check_real, per_group)
 from .state import restore
@@ -57,12 +58,15 @@ class CyclicLR(LRScheduler):
             check_choice(name, "scale_mode", scale_mode, ("cycle", "iterations"))
         check_real(name, "gamma", gamma, low=0, low_open=True,
                    hint="exp_range's factor per step, e.g. gamma=0.9999.")
+        check_flag(name, "cycle_momentum", cycle_momentum)
         if cycle_momentum:
             check_momentum_setting(name, optimizer)
+            hint = "e.g. base_momentum=0.8, max_momentum=0.9."
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = per_group(name, "base_momentum", base_momentum, optimizer,
+                                            hint)
+            self.max_momentums = per_group(name, "max_momentum", max_momentum, optimizer, hint)
         self.optimizer = optimizer
-        if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
         self.total_size = up + down
@@ -72,23 +76,27 @@ class CyclicLR(LRScheduler):
         self.scale_mode = scale_mode if scale_fn is not None else \
             ("iterations" if mode == "exp_range" else "cycle")
         self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            self.use_beta1 = "betas" in optimizer.defaults
-            self.base_momentums = per_group(name, "base_momentum", base_momentum, optimizer,
-                                            hint="e.g. base_momentum=0.8, max_momentum=0.9.")
-            self.max_momentums = per_group(name, "max_momentum", max_momentum, optimizer,
-                                           hint="e.g. base_momentum=0.8, max_momentum=0.9.")
+        with unchanged_on_error(optimizer):  # every argument checked: now set the groups
             if last_epoch == -1:
+                for lr, group in zip(base_lrs, optimizer.param_groups):
+                    group["lr"] = lr
+            if cycle_momentum and last_epoch == -1:
                 for top, bottom, group in zip(self.max_momentums, self.base_momentums,
                                               optimizer.param_groups):
                     _set_momentum(group, top, self.use_beta1)
                     group["max_momentum"], group["base_momentum"] = top, bottom
-        super().__init__(optimizer, last_epoch)
+            super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
     def scale_fn(self, x) -> float:
         if self._scale_fn_custom is not None:
-            return self._scale_fn_custom(x)
+            scale = self._scale_fn_custom(x)
+            if not (is_number(scale) and math.isfinite(scale)):
+                raise InputError(message(
+                    f"scale_fn returned {scale!r:.40} for {self.scale_mode} {x}; it must "
+                    "return a finite number (the height of this cycle, as a fraction).",
+                    where="CyclicLR.step()", hint="e.g. scale_fn=lambda cycle: 0.5 ** cycle."))
+            return scale
         if self.mode == "triangular":
             return 1.0
         if self.mode == "triangular2":
@@ -162,6 +170,8 @@ class OneCycleLR(LRScheduler):
         check_real(name, "pct_start", pct_start, low=0, high=1,
                    hint="the fraction of the steps spent going up, e.g. pct_start=0.3.")
         check_choice(name, "anneal_strategy", anneal_strategy, ("cos", "linear"))
+        check_flag(name, "cycle_momentum", cycle_momentum)
+        check_flag(name, "three_phase", three_phase)
         for key, value in (("div_factor", div_factor), ("final_div_factor", final_div_factor)):
             check_real(name, key, value, low=0, low_open=True,
                        hint="e.g. div_factor=25 (start at max_lr / 25) and "
@@ -171,24 +181,24 @@ class OneCycleLR(LRScheduler):
         max_lrs = per_group(name, "max_lr", max_lr, optimizer,
                             hint="the peak rate, one for all groups or one per group, e.g. "
                             "max_lr=0.1.")
-        if cycle_momentum:
-            check_momentum_setting(name, optimizer)
-        if last_epoch == -1:
-            for top, group in zip(max_lrs, optimizer.param_groups):
-                group["initial_lr"] = top / div_factor
-                group["max_lr"] = top
-                group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
+            check_momentum_setting(name, optimizer)
             self.use_beta1 = "betas" in optimizer.defaults
             hint = "e.g. base_momentum=0.85, max_momentum=0.95."
             tops = per_group(name, "max_momentum", max_momentum, optimizer, hint)
             bottoms = per_group(name, "base_momentum", base_momentum, optimizer, hint)
+        with unchanged_on_error(optimizer):  # every argument checked: now set the groups
             if last_epoch == -1:
+                for top, group in zip(max_lrs, optimizer.param_groups):
+                    group["initial_lr"] = top / div_factor
+                    group["max_lr"] = top
+                    group["min_lr"] = group["initial_lr"] / final_div_factor
+            if cycle_momentum and last_epoch == -1:
                 for top, bottom, group in zip(tops, bottoms, optimizer.param_groups):
                     _set_momentum(group, top, self.use_beta1)
                     group["max_momentum"], group["base_momentum"] = top, bottom
-        super().__init__(optimizer, last_epoch)
+            super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start, end, pct):
         if self._anneal_func_type == "cos":
@@ -235,7 +245,7 @@ def _total_steps(total_steps, epochs, steps_per_epoch) -> int:
                   hint="the number of batches per epoch: steps_per_epoch=len(train_loader).")
         return epochs * steps_per_epoch
     raise InputError(message(
-        "OneCycleLR needs the length of the cycle: total_steps, or epochs and "
+        "the length of the cycle is missing: give total_steps, or epochs and "
         "steps_per_epoch.", where=name,
         values=f"total_steps={total_steps}, epochs={epochs}, steps_per_epoch={steps_per_epoch}",
         hint="OneCycleLR(optimizer, max_lr=0.1, total_steps=epochs * len(train_loader)), or "

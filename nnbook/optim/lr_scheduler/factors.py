@@ -7,11 +7,13 @@ be chained; ``_get_closed_form_lr`` gives lr_e from lr_0 directly.
 """
 from __future__ import annotations
 
+import math
 import types
 from bisect import bisect_right
 from collections import Counter
 
 from ...errors import InputError, message
+from ..checks import is_number
 from .base import LRScheduler
 from .checks import check_callable, check_int, check_real
 from .state import plain, refuse, restore
@@ -33,6 +35,20 @@ def _lambdas(where: str, lr_lambda, optimizer) -> list:
         check_callable(where, "lr_lambda", fn, hint="e.g. lr_lambda=lambda epoch: 0.95 ** "
                        "epoch (a function of the epoch that returns a factor).")
     return lambdas
+
+
+def _factor(scheduler, i: int, fn) -> float:
+    """lr_lambda's factor for group i at this epoch: a finite number >= 0."""
+    factor = fn(scheduler.last_epoch)
+    if not (is_number(factor) and math.isfinite(factor) and factor >= 0):
+        raise InputError(message(
+            f"lr_lambda of parameter group {i} returned {factor!r:.40} at epoch "
+            f"{scheduler.last_epoch}; it must return a factor, a finite number >= 0.",
+            where=f"{type(scheduler).__name__}.step()",
+            values=f"lr_lambda: {getattr(fn, '__name__', type(fn).__name__)}",
+            hint="make it return a number for every epoch from 0 on, e.g. lambda epoch: "
+            "min(1.0, (epoch + 1) / 5) for a warm-up."))
+    return factor
 
 
 class _WithLambdas(LRScheduler):
@@ -83,8 +99,8 @@ class LambdaLR(_WithLambdas):
 
     def get_lr(self):
         self._warn_outside_step()
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas,
-                                                                      self.base_lrs)]
+        return [base_lr * _factor(self, i, fn)
+                for i, (fn, base_lr) in enumerate(zip(self.lr_lambdas, self.base_lrs))]
 
 
 class MultiplicativeLR(_WithLambdas):
@@ -99,7 +115,8 @@ class MultiplicativeLR(_WithLambdas):
         groups = self.optimizer.param_groups
         if self._is_initial:
             return [group["lr"] for group in groups]
-        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, groups)]
+        return [group["lr"] * _factor(self, i, fn)
+                for i, (fn, group) in enumerate(zip(self.lr_lambdas, groups))]
 
 
 class StepLR(LRScheduler):
@@ -161,8 +178,9 @@ class ConstantLR(LRScheduler):
 
     def __init__(self, optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
                  last_epoch: int = -1):
-        check_real("ConstantLR", "factor", factor, low=0, high=1,
-                   hint="the factor for the first epochs, e.g. factor=0.5.")
+        check_real("ConstantLR", "factor", factor, low=0, high=1, low_open=True,
+                   hint="the factor for the first epochs, e.g. factor=0.5 (PyTorch divides "
+                   "by it at total_iters).")
         check_int("ConstantLR", "total_iters", total_iters, 1,
                   hint="the number of epochs at the lower rate, e.g. total_iters=5.")
         self.factor, self.total_iters = factor, total_iters
