@@ -20,9 +20,9 @@ memory as plain numpy arrays, so an update reads as the maths in its docstring.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from collections import defaultdict
+
+import numpy as np
 
 from ..errors import InputError, message, warn_from_user_code
 from ..context import enable_grad, no_grad

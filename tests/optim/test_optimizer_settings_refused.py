@@ -234,3 +234,20 @@ def test_adamw_stays_decoupled_after_loading():
     opt = AdamW(model.parameters())
     opt.load_state_dict(sd)
     assert opt.param_groups[0]["decoupled_weight_decay"] is True
+
+
+def test_a_closure_records_its_graph_even_under_no_grad():
+    """PyTorch runs the closure under enable_grad, so LBFGS-style loops work anywhere."""
+    w = nn.Parameter(nb.tensor(np.array([1.0, -2.0])))
+    opt = RMSprop([w], lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    with nb.no_grad():
+        loss = opt.step(closure)
+    assert loss.item() == 5.0 and w.grad is not None
+    assert np.all(np.abs(w.detach().numpy()) < [1.0, 2.0])

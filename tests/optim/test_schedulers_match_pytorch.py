@@ -200,3 +200,22 @@ def test_a_scheduler_saved_half_way_continues_like_pytorch(case, rng, tmp_path):
     for _ in range(10):
         run.step(opt, scheduler, params)
         run.assert_same(opt, scheduler, params)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_pytorch_schedulers_state_dict_loads_and_continues_alike(case, rng):
+    """PyTorch's layout (with its None entries) loads into nnbook's scheduler."""
+    run = Run(case, rng)
+    for _ in range(7):
+        run.step()
+    opt = run.optimizer(optim, run.nb_params)
+    if case == "LambdaLR-callable-objects":
+        scheduler = nb_sched.LambdaLR(opt, [Decay(0.5), Decay(0.6)])
+    else:
+        scheduler = run.make(nb_sched, opt)
+    opt.load_state_dict(run.nb_opt.state_dict())
+    scheduler.load_state_dict(run.t.state_dict())
+    run.assert_same(opt, scheduler)
+    for _ in range(7):
+        run.step(opt, scheduler)
+        run.assert_same(opt, scheduler)

@@ -28,7 +28,7 @@ Where nnbook differs from PyTorch, on purpose:
   checks every entry (name, type, one value per group) before changing anything.
 - OneCycleLR's pct_start may be any number in [0, 1] (PyTorch wants a float).
 """
-from .base import LRScheduler, SchedulerWarning, _LRScheduler
+from .base import LRScheduler, SchedulerWarning, _LRScheduler  # noqa: F401 (old tutorials)
 from .combine import ChainedScheduler, SequentialLR
 from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
 from .cycles import CyclicLR, OneCycleLR

@@ -204,8 +204,8 @@ class LRScheduler:
                    values=f"{type(self).__name__}'s entries: {', '.join(sorted(mine))}",
                    hint="it was probably saved from another kind of scheduler; build that "
                    "kind before loading, or start this one fresh.")
-        return {key: restore(where, key, value, mine.get(key))
-                for key, value in state_dict.items()}
+        return {key: None if value is None else restore(where, key, value, mine.get(key))
+                for key, value in state_dict.items()}  # None: PyTorch's layout, kept
 
     def _optional(self) -> tuple:
         """Entries a saved dict may hold that this scheduler's attributes lack (None)."""
