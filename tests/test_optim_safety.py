@@ -9,8 +9,8 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.errors import (ArgumentError, CheckpointError, DTypeError, InputError, NnbookError,
-                           ShapeError)
+from nnbook.errors import (ArgumentError, CheckpointError, DTypeError, InputError,
+                           NnbookError, ShapeError)
 from nnbook.optim import SGD, Adam
 
 NAN, INF = float("nan"), float("inf")
@@ -123,10 +123,20 @@ def test_settings_that_are_not_numbers_are_type_errors(lr, kind):
                     ["invalid learning rate", f"it is a {kind}"])
 
 
+@pytest.mark.parametrize("make, words", [
+    (lambda ps: SGD(ps, lr="0.1"), ["invalid learning rate", "it is a str"]),
+    (lambda ps: SGD(ps, lr=True), ["invalid learning rate", "it is a bool"]),
+])
+def test_a_setting_of_the_wrong_type_is_an_argument_error_as_pytorchs_type_error(make, words):
+    with pytest.raises(ArgumentError) as info:
+        make(_model().parameters())
+    _assert_message(info.value, ArgumentError, TypeError, "SGD", words)
+
+
 def test_good_settings_at_the_edges_are_accepted():
     ps = list(_model().parameters())
     SGD(ps, lr=0)  # PyTorch allows lr=0, momentum=0 and betas of 0
-    Adam(ps, lr=np.float32(1e-3), betas=[0.0, 0.0], eps=0)
+    Adam(ps, lr=np.float32(1e-3), betas=[0.0, 0.0], eps=1e-30)  # eps=0 is refused (0 / 0)
     assert Adam(ps, betas=[0.5, 0.9]).param_groups[0]["betas"] == (0.5, 0.9)
 
 
@@ -326,4 +336,4 @@ def test_a_state_dict_is_a_copy():
     model, opt = _trained("sgd-nesterov", steps=1)
     sd = opt.state_dict()
     sd["state"][0]["momentum_buffer"].detach().numpy()[...] = 123.0
-    assert not np.any(opt.state[model[0].weight]["momentum_buffer"] == 123.0)
+    assert not np.any(np.asarray(opt.state[model[0].weight]["momentum_buffer"]) == 123.0)

@@ -88,7 +88,7 @@ SETTINGS = [
     mistake("a negative lr", model, lambda m: Adam(m.parameters(), lr=-1e-3),
             InputError, "Adam", r"got -0\.001.*backwards", r"1e-3 for Adam"),
     mistake("lr as a string", model, lambda m: SGD(m.parameters(), lr="0.1"),
-            ArgumentError, "SGD", r"got '0\.1' \(it is a str, not a number\)", r"0\.01 to 0\.1"),
+            ArgumentError, "SGD", r"got '0\.1' \(it is a str, not a number\)", r"a plain number, e\.g\. lr=0\.01"),
     mistake("eps=nan", model, lambda m: Adam(m.parameters(), eps=float("nan")),
             InputError, "Adam", r"eps must be a finite number >= 0, got nan", r"eps=1e-8"),
     mistake("a negative momentum", model, lambda m: SGD(m.parameters(), lr=0.1, momentum=-0.9),
