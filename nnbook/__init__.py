@@ -27,7 +27,8 @@ from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from .functions import *  # noqa: F403  (nb.exp(x), nb.sum(x, 1), ...: the tensor methods)
 from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
                      ContractError, DimError, DTypeError, GradcheckError, InputError,
-                     NnbookError, ShapeError, SignatureError, TeachingWarning)
+                     NnbookError, ShapeError, SignatureError, TeachingWarning,
+                     show_full_tracebacks)
 from .ops.threads import get_num_threads, set_num_threads
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
