@@ -27,8 +27,8 @@ def split_floats(text):
     return FLOAT.sub("#", text), [float(m) for m in FLOAT.findall(text)]
 
 
-def seed002(depth_multiplier=1):
-    """The Xception block of seed 002 (Lua torch) built with nnbook's layers."""
+def xception_block(depth_multiplier=1):
+    """The Xception block of the swapped height and width (Lua torch) built with nnbook's layers."""
     c = 64 * depth_multiplier
     return nn.Sequential(
         nn.Conv2d(3, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.ReLU(),

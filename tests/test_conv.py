@@ -1,6 +1,6 @@
 """Conv2d op: forward against a naive numpy reference, backward by gradcheck, shape rule, errors.
 
-Shapes are odd and non-square on purpose (seed 002 broke on a non-square input).
+Shapes are odd and non-square on purpose (the swapped height and width broke on a non-square input).
 """
 import itertools
 import time
@@ -191,8 +191,8 @@ def test_algorithm_choice(rng, x_shape, w_shape, kw_args, path):
     assert y.grad_fn.path == path
 
 
-def test_seed_002_depthwise_on_non_square_input(rng):
-    """Seed 002: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4 input, both ways."""
+def test_depthwise_with_swapped_height_and_width_checked_on_non_square_input(rng):
+    """The swapped height and width: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4 input, both ways."""
     x, w, b = t64(rng, 10, 64, 8, 4), t64(rng, 64, 1, 3, 3), t64(rng, 64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)
@@ -209,7 +209,7 @@ def test_seed_002_depthwise_on_non_square_input(rng):
     assert nb.gradcheck(lambda x, w: conv(x, w, padding=1, groups=6), (xs, ws))
 
 
-def test_seed_002_block_shapes_forward_and_backward(rng):
+def test_xception_block_shapes_forward_and_backward(rng):
     """The ops of the seed's Xception block on its 10×3×16×8 input: every gradient arrives."""
     from nnbook.ops.pool import MaxPool2d
 

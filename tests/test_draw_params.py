@@ -32,7 +32,7 @@ def texts(container):
     return [t.get_text() for t in container.texts]
 
 
-def seed000_report(backward):
+def built_in_forward_report(backward):
     nb.manual_seed(0)
     w, w2 = nn.Parameter(nb.randn(6, 6, 3, 3)), nn.Parameter(nb.randn(3, 6, 1, 1))
     model = nn.Sequential(nn.Conv2d(6, 6, 3, padding=1), nn.Conv2d(6, 3, 1))
@@ -44,7 +44,7 @@ def seed000_report(backward):
 # -- parameters ---------------------------------------------------------------------------
 
 def test_counts_one_bar_per_parameter_problems_in_red():
-    report = seed000_report(backward=False)
+    report = built_in_forward_report(backward=False)
     ax = axes()
     bars = draw_parameter_counts(ax, report)
     assert len(bars) == 6 and ax.get_xscale() == "log"
@@ -57,11 +57,11 @@ def test_counts_one_bar_per_parameter_problems_in_red():
 
 def test_gradient_norms_before_and_after_a_backward():
     ax = axes()
-    draw_gradient_norms(ax, seed000_report(backward=False))
+    draw_gradient_norms(ax, built_in_forward_report(backward=False))
     assert any(t.startswith("no gradients yet") for t in texts(ax))
 
     ax = axes()
-    report = seed000_report(backward=True)
+    report = built_in_forward_report(backward=True)
     bars = draw_gradient_norms(ax, report)
     heights = [b.get_width() for b in bars]
     assert all(h > 0 for h in heights[:4]) and heights[4:] == [0, 0]
@@ -70,7 +70,7 @@ def test_gradient_norms_before_and_after_a_backward():
 
 
 def test_the_whole_parameter_view_has_two_panels_and_a_legend():
-    report = seed000_report(backward=True)
+    report = built_in_forward_report(backward=True)
     fig = Figure(figsize=(12, 4))
     ax_count, ax_grad = draw_parameters(fig, report)
     assert fig.axes == [ax_count, ax_grad]

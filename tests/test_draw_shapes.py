@@ -15,7 +15,7 @@ from nnbook.inspect.conv_geometry import (conv_geometry, group_connections,  # n
 from nnbook.widgets.draw import (draw_conv_grid, draw_conv_text, draw_group_diagram,  # noqa: E402
                                  draw_step, draw_step_text, draw_tensor_box, split_error)
 from nnbook.widgets.draw.shapes import ERROR, INPUT, LAYER, OUTPUT  # noqa: E402
-from shared import seed002  # noqa: E402
+from shared import xception_block  # noqa: E402
 
 
 def axes(figsize=(8, 3)):
@@ -32,12 +32,12 @@ def patches(ax, kind):
 
 @pytest.fixture(scope="module")
 def trace():
-    return nb.infer_shapes(seed002(), (10, 3, 16, 8))
+    return nb.infer_shapes(xception_block(), (10, 3, 16, 8))
 
 
 @pytest.fixture(scope="module")
 def broken_trace():
-    model = seed002()
+    model = xception_block()
     model[3][1][1] = nn.Conv2d(32, 512, 1)
     return nb.infer_shapes(model, (10, 3, 16, 8))
 

@@ -264,7 +264,7 @@ def bprop_rule(body):
     return Wrong
 
 
-def test_bprop_seed_001_style_without_dout():
+def test_bprop_without_dout_is_explained():
     result = check("bprop", bprop_rule(lambda x, y, d: (y, x + 1)))
     assert_fails(result, "the gradient for 'x' does not scale with dout",
                  "the gradient for 'y' does not scale with dout", next_step="multiply by dout")

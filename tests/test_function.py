@@ -54,8 +54,8 @@ def test_backward_without_gradients_is_refused_at_definition():
     assert "test_function.py, line" in text
 
 
-class Seed001Wrong(Function):
-    """The seed 001 "fixed" rule: returns 2*x, 2*y for 2x + y."""
+class FixedButWrong(Function):
+    """The backward rule without dout, "fixed": returns 2*x, 2*y for 2x + y."""
 
     @staticmethod
     def forward(ctx, x, y):
@@ -71,9 +71,9 @@ class Seed001Wrong(Function):
 def test_wrong_maths_is_caught_by_gradcheck_with_a_diagnosis():
     with nb.autograd.teaching_mode(False):
         with pytest.raises(nb.GradcheckError) as info:
-            nb.gradcheck(Seed001Wrong.apply, (leaf(3, 2), leaf(3, 2, seed=1)))
+            nb.gradcheck(FixedButWrong.apply, (leaf(3, 2), leaf(3, 2, seed=1)))
     text = str(info.value)
-    assert "gradcheck of Seed001Wrong.apply" in text and "input 'x'" in text
+    assert "gradcheck of FixedButWrong.apply" in text and "input 'x'" in text
     assert "does not scale with dout" in text
     assert "did you return 2 * x instead of something times dout?" in text
     report = info.value.report
@@ -82,7 +82,7 @@ def test_wrong_maths_is_caught_by_gradcheck_with_a_diagnosis():
 
 
 def test_wrong_maths_is_caught_by_teaching_mode_once():
-    class Wrong(Seed001Wrong):
+    class Wrong(FixedButWrong):
         pass
     x, y = leaf(3, 2), leaf(3, 2, seed=1)
     with pytest.warns(TeachingWarning, match=r"Wrong.backward.*'x' disagrees") as record:
@@ -96,7 +96,7 @@ def test_wrong_maths_is_caught_by_teaching_mode_once():
 
 
 def test_teaching_mode_skips_large_inputs_and_can_be_switched_off():
-    class Wrong(Seed001Wrong):
+    class Wrong(FixedButWrong):
         pass
     big = nb.autograd.TEACHING_MAX_ELEMENTS
     with warnings.catch_warnings():
@@ -105,7 +105,7 @@ def test_teaching_mode_skips_large_inputs_and_can_be_switched_off():
         with nb.autograd.teaching_mode(False):
             Wrong.apply(leaf(2, 2), leaf(2, 2)).sum().backward()
 
-    class Quiet(Seed001Wrong):
+    class Quiet(FixedButWrong):
         teaching = False
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -238,7 +238,7 @@ def test_several_outputs():
 
 class DepthwiseSwapped(Function):
     """A hand-written depthwise 3x3 convolution (stride 1, padding 1) whose backward
-    mixes up height and width -- the seed 002 bug -- visible only on non-square inputs."""
+    mixes up height and width -- the swapped height and width -- visible only on non-square inputs."""
 
     @staticmethod
     def forward(ctx, x, w):

@@ -12,7 +12,7 @@ from nnbook.inspect.values import value_summary
 
 
 class Net(nn.Module):
-    """Seed 000 after the fix: the convolutions live in __init__."""
+    """The layer built in forward, after the fix: the convolutions live in __init__."""
 
     def __init__(self, keep_w=False):
         super().__init__()
@@ -37,7 +37,7 @@ class Tied(nn.Module):
         return self.norm(self.again(self.lin(x)))
 
 
-def seed000():
+def built_in_forward_case():
     nb.manual_seed(0)
     w = nn.Parameter(nb.randn(6, 6, 3, 3))
     w2 = nn.Parameter(nb.randn(3, 6, 1, 1))
@@ -49,8 +49,8 @@ def labels(report, flag):
     return [r.label for r in report.flagged(flag)]
 
 
-def test_seed000_the_optimizer_holds_strays_and_not_the_model():
-    model, opt, x = seed000()
+def test_built_in_forward_the_optimizer_holds_strays_and_not_the_model():
+    model, opt, x = built_in_forward_case()
     report = parameter_report(model, opt)
     assert labels(report, "not_in_model") == ["optimizer param 0", "optimizer param 1"]
     assert labels(report, "not_in_optimizer") == ["conv1.weight", "conv1.bias", "conv2.weight",
@@ -78,7 +78,7 @@ def test_seed000_the_optimizer_holds_strays_and_not_the_model():
     assert repr(report) == "<ParameterReport: Net, 6 parameters, 6 with problems>"
 
 
-def test_seed000_with_w_stored_in_the_model_they_get_no_gradient():
+def test_built_in_forward_with_w_stored_in_the_model_they_get_no_gradient():
     nb.manual_seed(0)
     model = Net(keep_w=True)
     opt = nb.optim.Adam([model.w, model.w2], lr=0.01)

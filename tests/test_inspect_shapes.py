@@ -1,4 +1,4 @@
-"""Data-free shape inference and the summary table (seed 002)."""
+"""Data-free shape inference and the summary table (the swapped height and width)."""
 import time
 
 import numpy as np
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import nnbook as nb
 from nnbook import nn
 from nnbook.errors import ShapeError
-from shared import seed002  # noqa: E402
+from shared import xception_block  # noqa: E402
 
 
 def real_shapes(model, x):
@@ -20,9 +20,9 @@ def real_shapes(model, x):
             if c.layer not in ("Sequential", "Sum")]
 
 
-def test_seed002_shapes_match_a_real_forward():
+def test_xception_block_shapes_match_a_real_forward():
     nb.manual_seed(0)
-    model = seed002()
+    model = xception_block()
     trace = nb.infer_shapes(model, (10, 3, 16, 8))
     assert trace.ok and trace.output_shape == (10, 3)
     layers = [(s.path, s.layer, s.output_shape) for s in trace.steps if s.kind == "layer"]
@@ -33,8 +33,8 @@ def test_seed002_shapes_match_a_real_forward():
     assert [s.output_shape for s in trace.steps][-1] == (10, 3)
 
 
-def test_seed002_formulas_have_the_numbers_filled_in():
-    trace = nb.infer_shapes(seed002(), (10, 3, 16, 8))
+def test_xception_block_formulas_have_the_numbers_filled_in():
+    trace = nb.infer_shapes(xception_block(), (10, 3, 16, 8))
     first = trace.steps[0]
     assert first.formula == ("H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8",
                              "W_out = floor((8 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 4")
@@ -44,7 +44,7 @@ def test_seed002_formulas_have_the_numbers_filled_in():
 
 
 def test_broken_variant_reports_the_exact_path_and_keeps_the_steps_before():
-    model = seed002()
+    model = xception_block()
     model[3][1][1] = nn.Conv2d(32, 512, 1)  # expects 32 channels, gets 64
     trace = nb.infer_shapes(model, (10, 3, 16, 8))
     assert not trace.ok and isinstance(trace.error, ShapeError)
@@ -60,7 +60,7 @@ def test_broken_variant_reports_the_exact_path_and_keeps_the_steps_before():
 
 
 def test_huge_input_needs_no_memory_and_no_time():
-    model = seed002()
+    model = xception_block()
     start = time.perf_counter()
     trace = nb.infer_shapes(model, (1000, 3, 4096, 2048))
     elapsed = time.perf_counter() - start
@@ -70,7 +70,7 @@ def test_huge_input_needs_no_memory_and_no_time():
 
 def test_shape_inference_changes_nothing_in_the_model():
     nb.manual_seed(1)
-    model = seed002()
+    model = xception_block()
     before = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
     nb.infer_shapes(model, (10, 3, 16, 8))
     for k, v in model.state_dict().items():
@@ -134,13 +134,13 @@ def test_summary_counts_shared_parameters_once():
     assert "<table>" in table._repr_html_()
 
 
-def test_summary_of_seed002_and_of_a_failing_model():
-    table = nb.summary(seed002(), (10, 3, 16, 8))
-    assert table.total_params == sum(p.numel() for p in seed002().parameters())
+def test_summary_of_the_xception_block_and_of_a_failing_model():
+    table = nb.summary(xception_block(), (10, 3, 16, 8))
+    assert table.total_params == sum(p.numel() for p in xception_block().parameters())
     assert table.param_bytes == table.total_params * 4
     conv = table.rows[0]
     assert conv.mult_adds == 10 * 64 * 8 * 4 * 3 * 3 * 3
-    broken = seed002()
+    broken = xception_block()
     broken[7] = nn.Linear(256, 3)
     failed = nb.summary(broken, (10, 3, 16, 8))
     assert failed.rows[-1].output_shape is None and failed.error is not None
@@ -182,7 +182,7 @@ def test_infer_shapes_agrees_with_a_real_forward(cfg):
 
 
 def test_a_container_error_points_at_the_layer_before_the_container():
-    model = seed002()
+    model = xception_block()
     model[3][1][3] = nn.MaxPool2d(2, 2)  # fine on 16x8 ...
     trace = nb.infer_shapes(model, (10, 3, 18, 10))  # ... but the Sum's branches differ here
     assert trace.steps[-1].path == "3" and trace.steps[-1].failed
@@ -192,5 +192,5 @@ def test_a_container_error_points_at_the_layer_before_the_container():
 
 
 def test_a_double_model_is_traced_in_float64():
-    trace = nb.infer_shapes(seed002().double(), (2, 3, 9, 5))
+    trace = nb.infer_shapes(xception_block().double(), (2, 3, 9, 5))
     assert trace.ok and trace.output_shape == (2, 3)

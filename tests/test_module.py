@@ -319,7 +319,7 @@ def test_unregistered_module_called_in_forward_is_labelled():
     assert helper.seen[-1][-1] == ("<unregistered Probe>", "Probe")
 
 
-# -- the guard (seed 000): no layers or parameters built inside forward ---------------------
+# -- the guard (the layer built in forward): no layers or parameters built inside forward ---------------------
 
 class BuildsInForward(nn.Module):
     def forward(self, x):

@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.widgets import BackwardStepper, GradientFlow, ParameterExplorer  # noqa: E402
-from shared import PNG_MAGIC, seed002, shown, split_floats  # noqa: E402
+from shared import PNG_MAGIC, xception_block, shown, split_floats  # noqa: E402
 
 
 def check_fallback(widget):
@@ -28,7 +28,7 @@ def check_fallback(widget):
 # -- ParameterExplorer ---------------------------------------------------------------------
 
 class Cell(nn.Module):
-    """Seed 000 after the fix: conv1 and conv2 built in __init__."""
+    """The layer built in forward, after the fix: conv1 and conv2 built in __init__."""
 
     def __init__(self):
         super().__init__()
@@ -39,7 +39,7 @@ class Cell(nn.Module):
         return self.conv2(self.conv1(x))
 
 
-def test_parameter_explorer_makes_seed000_obvious():
+def test_parameter_explorer_makes_the_layer_built_in_forward_obvious():
     nb.manual_seed(0)
     x = nb.randn(2, 6, 5, 3)
     w, w2 = nn.Parameter(nb.randn(6, 6, 3, 3)), nn.Parameter(nb.randn(3, 6, 1, 1))
@@ -253,9 +253,9 @@ def test_backward_stepper_on_a_small_graph_with_the_buttons():
     assert w.grad is None
 
 
-def test_backward_stepper_on_the_seed002_model():
+def test_backward_stepper_on_the_xception_block():
     nb.manual_seed(2)
-    model = seed002()
+    model = xception_block()
     loss = nn.NLLLoss()(model(nb.randn(10, 3, 16, 8)), nb.randint(0, 3, (10,)))
     stepper = BackwardStepper(loss, model)
     total = len(stepper.trace.steps)

@@ -13,11 +13,11 @@ from nnbook import nn  # noqa: E402
 from nnbook.inspect.conv_geometry import receptive_field  # noqa: E402
 from nnbook.widgets import ConvArithmetic, ShapeStepper  # noqa: E402
 from nnbook.widgets.draw.shapes import ERROR  # noqa: E402
-from shared import PNG_MAGIC, seed002, shown  # noqa: E402
+from shared import PNG_MAGIC, xception_block, shown  # noqa: E402
 
 
 def broken002():
-    model = seed002()
+    model = xception_block()
     model[3][1][1] = nn.Conv2d(32, 512, 1)  # expects 32 channels, the depthwise conv gives 64
     return model
 
@@ -36,7 +36,7 @@ def check_fallback(widget):
 
 @pytest.fixture(scope="module")
 def stepper():
-    return ShapeStepper(seed002(), (10, 3, 16, 8))
+    return ShapeStepper(xception_block(), (10, 3, 16, 8))
 
 
 def test_stepper_starts_at_step_0_with_path_shapes_formula_and_parameters(stepper):
@@ -106,7 +106,7 @@ def test_a_broken_model_shows_the_failing_layer_instead_of_raising():
 def test_step_argument_counts_from_the_end_too():
     widget = ShapeStepper(broken002(), (10, 3, 16, 8), step=-1)
     assert widget.slider.value == 5 and "FAILED" in widget.describe()
-    assert ShapeStepper(seed002(), (10, 3, 16, 8), step=99).slider.value == 13
+    assert ShapeStepper(xception_block(), (10, 3, 16, 8), step=99).slider.value == 13
 
 
 def test_a_forward_that_raises_something_else_is_shown_too():
@@ -253,7 +253,7 @@ def test_nnbook_widgets_exports_both():
 
 def test_layer_parameters_lists_a_layers_own_parameters_and_none_for_ops():
     from nnbook.widgets.shape_stepper import layer_parameters
-    model = seed002()
+    model = xception_block()
     model[0].bias.requires_grad = False
     steps = nb.infer_shapes(model, (10, 3, 16, 8)).steps
     assert layer_parameters(model, steps[0]) == [("weight", (64, 3, 3, 3), 1728, True),

@@ -1,4 +1,4 @@
-"""Seed 001 retold in nnbook: a Module's bprop(self, x, y, out, dout).
+"""The backward rule without dout, retold in nnbook: a Module's bprop(self, x, y, out, dout).
 
 The original: MindSpore refused ``bprop(self, x, y, out)`` with a message that was
 hard to act on; the "fixed" rule ``return 2 * x, 2 * y`` for ``2x + y`` was still
@@ -41,7 +41,7 @@ def test_bprop_without_dout_is_refused_at_definition():
     assert "- dout: the gradient of the loss with respect to out" in text
     source = Path(__file__).read_text().splitlines()
     line = source.index("            def bprop(self, x, y, out):") + 1  # the definition above
-    assert f"test_seed001.py, line {line}: def bprop(self, x, y, out):" in text
+    assert f"test_backward_rule_without_dout.py, line {line}: def bprop(self, x, y, out):" in text
 
 
 def test_bprop_with_too_many_arguments_is_refused():
@@ -84,7 +84,7 @@ def test_wrong_rule_caught_by_teaching_mode_without_asking():
     assert "Wrong.bprop" in text and "'x' disagrees with numerical derivatives" in text
     assert "does not scale with dout" in text
     assert "did you return 2 * x instead of something times dout?" in text
-    assert "test_seed001.py" in text  # the rule's own line
+    assert "test_backward_rule_without_dout.py" in text  # the rule's own line
 
 
 def test_wrong_rule_caught_by_gradcheck():

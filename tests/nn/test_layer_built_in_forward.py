@@ -1,4 +1,4 @@
-"""Seed 000, translated from MindSpore: two Conv2d layers built inside forward.
+"""The layer built in forward, translated from MindSpore: two Conv2d layers built inside forward.
 
 There, the second conv silently reused the first one's cached weight, the error
 was an opaque primitive shape check, and the optimizer held ``w, w2``, which the
@@ -81,7 +81,7 @@ def test_building_conv2d_inside_forward_stops_with_an_explanation():
     assert "neither the optimizer nor state_dict() ever sees them" in text
     assert "another layer's cached weights" in text
     # the user's source line
-    assert "test_seed000.py, line" in text
+    assert "test_layer_built_in_forward.py, line" in text
     assert "out = nn.Conv2d(in_channels=self.x.shape[1], out_channels=self.w.shape[0]," in text
     # the fix, and the opt-out
     assert ("hint: build it once in __init__ (self.conv2d = Conv2d(in_channels=6, "
