@@ -89,7 +89,8 @@ def check_and_load(module, state_dict, strict: bool = True, assign: bool = False
             hint="pass model.state_dict() from another model, or nb.load(path)."))
     own = module.state_dict(keep_vars=True)
     given = {str(k): v for k, v in state_dict.items()}
-    missing = [k for k in own if k not in given]
+    optional = _optional_keys(module)
+    missing = [k for k in own if k not in given and k not in optional]
     unexpected = [k for k in given if k not in own]
     arrays, mismatched = {}, []
     for key, target in own.items():
@@ -133,6 +134,16 @@ def check_and_load(module, state_dict, strict: bool = True, assign: bool = False
         with no_grad():  # as PyTorch: a copy into the same memory, counted as a change
             target.copy_(_wrap(array))
     return IncompatibleKeys(missing, unexpected)
+
+
+def _optional_keys(module) -> set:
+    """Keys a checkpoint may leave out: BatchNorm's num_batches_tracked, which older
+    checkpoints lack (PyTorch keeps the layer's own count then, and so does nnbook)."""
+    keys = set()
+    for path, m in module.named_modules():
+        for name in getattr(m, "_optional_buffers", ()):
+            keys.add(f"{path}.{name}" if path else name)
+    return keys
 
 
 def _assign(module, own: dict, given: dict, arrays: dict) -> None:

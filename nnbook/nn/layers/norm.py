@@ -32,6 +32,7 @@ class _BatchNorm(Module):
     preserves_channels = True  # for hints: the channel count passes through
     _ndims: tuple = ()
     _layout: str = ""
+    _optional_buffers = ("num_batches_tracked",)  # a checkpoint may lack it (nn/loading.py)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,
