@@ -62,6 +62,14 @@ class _BatchNorm(Module):
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
 
+    def reset_parameters(self) -> None:
+        """Back to the start: running statistics 0 and 1, weight 1, bias 0."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
             self.running_mean.data[...] = 0
