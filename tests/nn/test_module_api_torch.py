@@ -300,3 +300,61 @@ def test_lazy_model_is_summarised_from_shapes_alone():
     assert sum(p.numel() for p in model.parameters()) == 5 * 7 + 5 + 3 * 5 + 3
     text = str(nb.summary(model, (9, 7)))
     assert "58" in text  # the parameter count shows
+
+
+def _lazy_convs(n):
+    return n.Sequential(n.LazyConv2d(6, 3, padding=1), n.ReLU(),
+                        n.LazyConv2d(4, (3, 2), stride=(2, 1), groups=2, bias=False),
+                        n.Flatten(), n.LazyLinear(3))
+
+
+def test_lazy_conv2d_becomes_pytorchs_conv2d():
+    nb.manual_seed(5)
+    torch.manual_seed(5)
+    model, tmodel = _lazy_convs(nb.nn).double(), _lazy_convs(torch.nn).double()
+    assert repr(model) == repr(tmodel)
+    x = np.random.default_rng(6).standard_normal((2, 5, 9, 7))
+    out = model(nb.tensor(x))
+    tmodel(torch.tensor(x))
+    assert repr(model) == repr(tmodel)
+    assert type(model[0]) is nb.nn.Conv2d and type(model[2]) is nb.nn.Conv2d
+    bound = 1 / np.sqrt(5 * 3 * 3)  # Conv2d's default initialisation, fan_in from the input
+    assert 0.8 * bound < np.abs(model[0].weight.detach().numpy()).max() <= bound
+    tmodel.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    xb, xt = nb.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, tout = model(xb), tmodel(xt)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(xb.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-13)
+
+
+def test_lazy_conv2d_from_shapes_alone_and_from_a_state_dict():
+    model = _lazy_convs(nb.nn)
+    nb.infer_shapes(model, (2, 5, 9, 7))
+    assert tuple(model[2].weight.shape) == (4, 3, 3, 2)
+    fresh = _lazy_convs(nb.nn)
+    assert repr(fresh.load_state_dict(model.state_dict())) == "<All keys matched successfully>"
+    assert repr(fresh) == repr(model)
+    np.testing.assert_array_equal(fresh[0].weight.detach().numpy(),
+                                  model[0].weight.detach().numpy())
+
+
+def test_lazy_conv2d_refuses_an_input_it_cannot_take_and_stays_lazy():
+    layer = nb.nn.LazyConv2d(4, 3, groups=2)
+    with pytest.raises(ValueError, match="hint:"):
+        layer(nb.randn(2, 5, 9, 7))  # 5 channels in 2 groups
+    with pytest.raises(ValueError, match="hint:"):
+        layer(nb.randn(9, 7))
+    assert type(layer) is nb.nn.LazyConv2d and layer.in_channels == 0
+    with pytest.raises(ValueError, match="hint:"):
+        nb.nn.LazyConv2d(4, 3, groups=0)
+    assert tuple(layer(nb.randn(2, 6, 9, 7)).shape) == (2, 4, 7, 5)
+
+
+def test_hardtanh_takes_pytorchs_old_argument_names_with_a_warning():
+    with pytest.warns(FutureWarning, match="old name of"):
+        layer = nb.nn.Hardtanh(min_value=-0.5, max_value=2.0)
+    with pytest.warns(FutureWarning):
+        tlayer = torch.nn.Hardtanh(min_value=-0.5, max_value=2.0)
+    assert repr(layer) == repr(tlayer)

@@ -6,6 +6,7 @@ from .containers import Concat, ModuleList, Sequential, Sum
 from .conv import Conv2d, DepthwiseConv2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .lazy_conv import LazyConv2d
 from .holders import ModuleDict, ParameterDict, ParameterList
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,
@@ -20,7 +21,7 @@ __all__ = [
     # containers
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Sum", "Concat",
     # linear, convolution, pooling, shapes
-    "Identity", "Linear", "LazyLinear", "Bilinear", "Conv2d", "DepthwiseConv2d", "MaxPool2d",
+    "Identity", "Linear", "LazyLinear", "Bilinear", "Conv2d", "LazyConv2d", "DepthwiseConv2d", "MaxPool2d",
     "AvgPool2d", "AdaptiveAvgPool2d", "GlobalAvgPool2d", "Flatten", "Unflatten", "Reshape",
     "Embedding",
     # normalisation and dropout

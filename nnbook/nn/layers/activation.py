@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError, message
+from ...errors import InputError, message, warn_from_user_code
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -233,8 +233,17 @@ class Hardtanh(Module):
 
     preserves_channels = True
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None):
         super().__init__()
+        for old, new, value in (("min_value", "min_val", min_value),
+                                ("max_value", "max_val", max_value)):
+            if value is not None:  # PyTorch's old names, still accepted there with a warning
+                warn_from_user_code(FutureWarning(message(
+                    f"{old}= is the old name of {new}=.", where=type(self).__name__,
+                    hint=f"write {new}={value!r}.", line=False)))
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
         if max_val <= min_val:
             cls = type(self).__name__
             raise InputError(message(
