@@ -71,6 +71,17 @@ def test_print_model_is_pytorchs_text():
     assert str(nb.nn.Linear(3, 2)) == str(torch.nn.Linear(3, 2))
 
 
+def test_print_groups_repeated_layers_of_a_module_list_as_pytorch():
+    def make(lib):
+        n = lib.nn
+        return n.Sequential(
+            n.ModuleList([n.Linear(3, 3) for _ in range(3)] + [n.ReLU(), n.ReLU(),
+                                                                n.Linear(3, 2)]),
+            n.ParameterDict({"a": n.Parameter(lib.zeros(2, 3))}),
+            n.ModuleDict(), n.ModuleList(), n.Sequential())
+    assert repr(make(nb)) == repr(make(torch))
+
+
 def test_extra_repr_of_a_users_module():
     def make(n):
         class Scaled(n.Module):
