@@ -23,7 +23,7 @@ import itertools
 
 from .. import context
 from ..autograd.engine import topological_order
-from ..creation import cat
+from ..creation import cat, zeros_like
 from ..errors import ArgumentError, ShapeError, fmt_shape, message
 from ..tensor import RemovableHandle, Tensor
 
@@ -167,6 +167,7 @@ class _BackwardWiring:
 
     def wrap_inputs(self, args: tuple) -> tuple:
         self.arg_is_tensor = [isinstance(a, Tensor) for a in args]
+        self.tensor_args = [a for a in args if isinstance(a, Tensor)]
         wanted = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
         self.wanted = wanted
         if not wanted:
@@ -236,12 +237,15 @@ class _BackwardWiring:
     def _on_grad_input(self, grad):
         pieces = _split(grad, self.in_like, self.in_received)
         by_arg = dict(zip(self.wanted, pieces))
-        grad_input = tuple(by_arg.get(i) for i, is_t in enumerate(self.arg_is_tensor) if is_t)
+        # As PyTorch: once gradients reach the inputs, every tensor input has an entry, zeros
+        # where none flowed (an input without requires_grad, or one forward did not use).
+        tensor_indices = [i for i, is_t in enumerate(self.arg_is_tensor) if is_t]
+        grad_input = tuple(by_arg.get(i) if by_arg.get(i) is not None else zeros_like(arg)
+                           for i, arg in zip(tensor_indices, self.tensor_args))
         result = self._run_full_hooks(grad_input)
         if result is None:
             return None
-        tensor_args = [i for i, is_t in enumerate(self.arg_is_tensor) if is_t]
-        new = dict(zip(tensor_args, result))
+        new = dict(zip(tensor_indices, result))
         return cat([(new[i] if new[i] is not None else x * 0).reshape(-1).to(grad.dtype)
                     for i, x in zip(self.wanted, self.in_like)])
 

@@ -369,3 +369,73 @@ def test_hardtanh_takes_pytorchs_old_argument_names_with_a_warning():
     with pytest.warns(FutureWarning):
         tlayer = torch.nn.Hardtanh(min_value=-0.5, max_value=2.0)
     assert repr(layer) == repr(tlayer)
+
+
+def _two_inputs(lib):
+    class Two(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(7, 3)
+
+        def forward(self, a, b, c, scale=1.0):
+            return self.fc(a) * scale, self.fc(b).tanh()  # c unused
+    return Two().double()
+
+
+def _arrays(grads):
+    return [None if g is None else g.numpy().copy() for g in grads]
+
+
+@pytest.mark.parametrize("loss", ["both", "first", "second"])
+def test_every_kind_of_hook_on_a_module_with_several_inputs_and_outputs(loss):
+    """Forward hooks with keyword arguments, backward pre-hooks and full backward hooks
+    that replace gradients: what each hook receives, and the resulting gradients, equal
+    PyTorch's (zeros for inputs no gradient reached, None for unused outputs)."""
+    rng = np.random.default_rng(11)
+    x, y, z = rng.standard_normal((4, 7)), rng.standard_normal((4, 7)), rng.standard_normal(3)
+    model, tmodel = _two_inputs(nb), _two_inputs(torch)
+    tmodel.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    seen = {}
+    for mod, lib in ((model, nb), (tmodel, torch)):
+        log = seen.setdefault(lib.__name__, [])
+        mod.register_forward_pre_hook(lambda m, args, kw: (args, {**kw, "scale": 2.0}),
+                                      with_kwargs=True)
+        mod.register_forward_hook(lambda m, args, kw, out, log=log: log.append(kw["scale"]),
+                                  with_kwargs=True)
+
+        def pre(m, go, log=log):
+            log.append(_arrays(go))
+            return (None if go[0] is None else go[0] * 3, go[1])
+
+        def full(m, gi, go, log=log):
+            log.append(_arrays(gi + go))
+            return (gi[0] * 0.5,) + gi[1:]
+        mod.register_full_backward_pre_hook(pre)
+        mod.register_full_backward_hook(full)
+        a = lib.tensor(x, requires_grad=True)
+        c = lib.tensor(z, requires_grad=True)
+        first, second = mod(a, lib.tensor(y), c)
+        {"both": first.sum() + (second * 2).sum(), "first": first.sum(),
+         "second": (second * 2).sum()}[loss].backward()
+        log.append(_arrays([a.grad, mod.fc.weight.grad]))
+    mine, theirs = seen["nnbook"], seen["torch"]
+    assert len(mine) == len(theirs) == 4 and mine[0] == theirs[0] == 2.0
+    for got, want in zip(mine[1:], theirs[1:]):
+        assert [g is None for g in got] == [w is None for w in want]
+        for g, w in zip(got, want):
+            if g is not None:
+                np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-14)
+
+
+def test_load_state_dict_assign_takes_the_tensors_themselves():
+    model = nb.nn.Sequential(nb.nn.Linear(7, 5), nb.nn.BatchNorm1d(5))
+    rng = np.random.default_rng(12)
+    state = {k: nb.tensor(rng.standard_normal(v.shape).astype(v.numpy().dtype))
+             for k, v in model.state_dict().items()}
+    result = model.load_state_dict(state, assign=True)
+    assert repr(result) == "<All keys matched successfully>"
+    assert isinstance(model[0].weight, nb.nn.Parameter) and model[0].weight.requires_grad
+    state["0.weight"].numpy()[0, 0] = 42.0  # the same memory: no copy was made
+    assert model[0].weight.detach().numpy()[0, 0] == 42.0
+    assert model[1].running_mean is state["1.running_mean"]
+    assert names(model.named_parameters()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
