@@ -118,6 +118,11 @@ DIFFERENCES = [
                "`requires_grad=True` that is not a Parameter, are silently not registered",
                "the same, with a HiddenModuleWarning that says how to register them",
                "their parameters would be missing from `parameters()` and never trained"),
+    Difference("layers and losses", "`nn.utils.vector_to_parameters(vec, params)` makes "
+               "each parameter a view of `vec` and does not check its length", "it copies "
+               "the values into the parameters in place, and a vector of the wrong length "
+               "is refused before any parameter changes", "optimizers keep pointing at the "
+               "same parameters, and nothing is left half-written"),
     # -- optimizers ----------------------------------------------------------------------
     Difference("optimizers", "`step()` skips parameters without a gradient silently",
                "it also warns once, naming them (UnusedParameterWarning)", "a parameter that "

@@ -4,13 +4,13 @@
     model = nb.nn.Sequential(nb.nn.Linear(4, 8), nb.nn.ReLU(), nb.nn.Linear(8, 2))
     [name for name, _ in model.named_parameters()]   # ['0.weight', '0.bias', ...]
 """
-from . import functional, init
+from . import functional, init, utils
 from .guard import BuildInForwardError, allow_build_in_forward
 from .layers import *  # noqa: F401,F403  (the list is layers.__all__)
 from .layers import __all__ as _layers
 from .module import HiddenModuleWarning, Module, ModuleAttributeError
 from .parameter import Parameter, paths_of
 
-__all__ = ["functional", "init", "Module", "Parameter", "BuildInForwardError",
+__all__ = ["functional", "init", "utils", "Module", "Parameter", "BuildInForwardError",
            "ModuleAttributeError", "HiddenModuleWarning", "allow_build_in_forward",
            "paths_of", *_layers]

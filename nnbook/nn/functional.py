@@ -13,8 +13,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, ShapeError, current_layer, fmt_shape, message, \
-    warn_from_user_code
+from ..errors import InputError, ShapeError, fmt_shape
 from ..ops.base import channels_hint
 from ..ops.dropout import Dropout
 from ..ops.explog import Softplus
@@ -23,73 +22,37 @@ from ..ops.losses import CrossEntropy, MseLoss, NllLoss
 from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
 from ..ops.softmax import LogSoftmax, Softmax
+from ..functions import einsum
 from ..random import numpy_generator
 from ..tensor import Tensor, _wrap, apply
+from .arguments import LegacyReductionWarning, _array, _data, _fail, _tensor, \
+    legacy_reduction  # noqa: F401 (LegacyReductionWarning: part of this module's names)
+
+# The families in files of their own, each listing its names in its __all__:
+from . import functional_activations, functional_attention, functional_distance, \
+    functional_dropout, functional_losses, functional_norms
+from .functional_activations import (celu, elu, gelu, hardsigmoid, hardswish,
+                                     hardtanh, leaky_relu, logsigmoid, mish, prelu, relu6,
+                                     selu, silu, softmin, softsign, tanhshrink, threshold)
+from .functional_attention import scaled_dot_product_attention
+from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+                                 feature_alpha_dropout)
+from .functional_losses import (binary_cross_entropy,
+                                binary_cross_entropy_with_logits, cosine_embedding_loss,
+                                huber_loss, kl_div, l1_loss, margin_ranking_loss,
+                                smooth_l1_loss, triplet_margin_loss)
+from .functional_norms import embedding, group_norm, layer_norm, one_hot
 
 __all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "linear", "bilinear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Argument checks
-# ---------------------------------------------------------------------------
-
-def _fail(fn: str, what: str, values=None, hint=None, cls=InputError):
-    layer = current_layer()
-    where = f"{layer}, in F.{fn}" if layer else f"F.{fn}"
-    raise cls(message(what, where=where, values=values, hint=hint))
-
-
-def _describe(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"a numpy array of shape {fmt_shape(value.shape)}"
-    return f"a {type(value).__name__}"
-
-
-def _tensor(fn: str, name: str, value) -> Tensor:
-    """An argument that may carry a gradient: only a Tensor will do."""
-    if isinstance(value, Tensor):
-        return value
-    _fail(fn, f"{name} must be an nnbook Tensor, got {_describe(value)}.", cls=DTypeError,
-          hint=f"wrap it: nb.tensor({name}) (with requires_grad=True if it should learn).")
-
-
-def _data(fn: str, name: str, value) -> Tensor:
-    """An argument that never needs a gradient: a Tensor or a numpy array."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, np.ndarray):
-        return _wrap(value)
-    _fail(fn, f"{name} must be an nnbook Tensor or a numpy array, got {_describe(value)}.",
-          cls=DTypeError, hint=f"wrap it: nb.tensor({name}).")
-
-
-def _array(fn: str, name: str, value):
-    """A constant handed to an op's constructor (class weights, running statistics)."""
-    if value is None or isinstance(value, np.ndarray):
-        return value
-    return _data(fn, name, value)._array
-
-
-class LegacyReductionWarning(UserWarning):
-    """size_average / reduce were given (deprecated in PyTorch too)."""
-
-
-def legacy_reduction(where: str, size_average, reduce, reduction: str) -> str:
-    """``reduction``, or what PyTorch's deprecated size_average/reduce flags mean, with a
-    warning (the one place they are read, for the loss functions and the loss layers)."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    new = "none" if not reduce else ("mean" if size_average else "sum")
-    warn_from_user_code(LegacyReductionWarning(message(
-        "size_average and reduce are deprecated (in PyTorch too).", where=where,
-        hint=f"use reduction={new!r}.", line=False)))
-    return new
+for _family in (functional_activations, functional_attention, functional_distance,
+                functional_dropout, functional_losses, functional_norms):
+    __all__ += _family.__all__
+del _family
 
 
 def _pair(value):
@@ -106,6 +69,24 @@ def linear(input, weight, bias=None):
     if bias is not None:
         tensors.append(_tensor("linear", "bias", bias))
     return apply(Linear(), *tensors)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_o = sum_ij input1_i weight_oij input2_j + bias_o; weight (out, in1, in2)."""
+    fn = "bilinear"
+    x1, x2, w = (_tensor(fn, name, t) for name, t in
+                 (("input1", input1), ("input2", input2), ("weight", weight)))
+    if w.ndim != 3 or x1.shape[-1:] != w.shape[1:2] or x2.shape[-1:] != w.shape[2:] or \
+            x1.shape[:-1] != x2.shape[:-1]:
+        _fail(fn, "expects input1 (..., in1_features) and input2 (..., in2_features) with the "
+              "same leading dimensions, and weight (out_features, in1_features, "
+              "in2_features).", cls=ShapeError,
+              values=f"input1 {fmt_shape(x1.shape)}   input2 {fmt_shape(x2.shape)}   "
+              f"weight {fmt_shape(w.shape)}",
+              hint="each sample pairs one vector of each input: check their sizes against "
+              "Bilinear(in1_features, in2_features, out_features).")
+    out = einsum("...i,oij,...j->...o", x1, w, x2)
+    return out if bias is None else out + _tensor(fn, "bias", bias)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -13,8 +13,19 @@ from ..context import no_grad
 from ..errors import CheckpointError, fmt_shape, message
 from ..tensor import _wrap
 
-# What load_state_dict returns, as PyTorch's does: the keys it could not match.
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns, as PyTorch's does: the keys it could not match."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+                f"unexpected_keys={self.unexpected_keys})")
+
+    __str__ = __repr__
+
+
+_IncompatibleKeys = IncompatibleKeys  # PyTorch's name for it
 
 
 def _as_array(key: str, value, where: str) -> np.ndarray:
@@ -66,7 +77,8 @@ def _prefix_hint(missing: list, unexpected: list) -> str | None:
     return None
 
 
-def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
+def check_and_load(module, state_dict, strict: bool = True, assign: bool = False) \
+        -> IncompatibleKeys:
     """Module.load_state_dict's work: refuse a state dict that does not fit, with every
     reason at once, or copy all of it in place."""
     if not hasattr(state_dict, "items"):
@@ -77,7 +89,8 @@ def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
             hint="pass model.state_dict() from another model, or nb.load(path)."))
     own = module.state_dict(keep_vars=True)
     given = {str(k): v for k, v in state_dict.items()}
-    missing = [k for k in own if k not in given]
+    optional = _optional_keys(module)
+    missing = [k for k in own if k not in given and k not in optional]
     unexpected = [k for k in given if k not in own]
     arrays, mismatched = {}, []
     for key, target in own.items():
@@ -112,12 +125,45 @@ def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
             f"({', '.join(counts)}); nothing was loaded.",
             where=f"{type(module).__name__}.load_state_dict",
             values="\n".join(lines), hint=hint))
+    if assign:
+        _assign(module, own, given, arrays)
+        return IncompatibleKeys(missing, unexpected)
     # Everything fits: now copy, in place, so optimizers keep pointing at the same arrays.
     for key, array in arrays.items():
         target = own[key]
         with no_grad():  # as PyTorch: a copy into the same memory, counted as a change
             target.copy_(_wrap(array))
     return IncompatibleKeys(missing, unexpected)
+
+
+def _optional_keys(module) -> set:
+    """Keys a checkpoint may leave out: BatchNorm's num_batches_tracked, which older
+    checkpoints lack (PyTorch keeps the layer's own count then, and so does nnbook)."""
+    keys = set()
+    for path, m in module.named_modules():
+        for name in getattr(m, "_optional_buffers", ()):
+            keys.add(f"{path}.{name}" if path else name)
+    return keys
+
+
+def _assign(module, own: dict, given: dict, arrays: dict) -> None:
+    """load_state_dict(assign=True): the given tensors become the model's (no copy); a
+    parameter stays a Parameter with its requires_grad."""
+    from .parameter import Parameter  # (parameter.py imports nothing from here)
+
+    for key, array in arrays.items():
+        owner_path, _, name = key.rpartition(".")
+        owner = module.get_submodule(owner_path)
+        value = given[key]
+        if name in owner._parameters:
+            old = own[key]
+            with no_grad():
+                new = Parameter(value if hasattr(value, "_array") else _wrap(array),
+                                requires_grad=old.requires_grad)
+            owner.register_parameter(name, new)
+        else:
+            owner.register_buffer(name, value if hasattr(value, "_array") else _wrap(array),
+                                  persistent=True)
 
 
 def _close_matches(word, candidates, n=3, cutoff=0.6):

@@ -22,7 +22,8 @@ from ..errors import (ArgumentError, DTypeError, InputError, NnbookError, messag
                       warn_from_user_code)
 from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor, _wrap
-from . import guard
+from . import guard, hooks
+from .lazy import materialize_for_loading
 from .loading import IncompatibleKeys, check_and_load  # noqa: F401 (re-exported)
 from .parameter import Parameter, join_path, note_used
 
@@ -90,6 +91,8 @@ class Module:
             note_used(self)
         stack.append((path, self))
         try:
+            if self._hooked:  # register_forward_hook and friends (nn/hooks.py)
+                return hooks.call_hooked(self, path, args, kwargs)
             if context.observers:
                 return self._call_watched(path, args, kwargs)
             return self._call_with_bprop(args, kwargs) if self._has_bprop else \
@@ -119,6 +122,8 @@ class Module:
         for observer in list(context.observers):
             observer.module_ended(self, path, args, out)
         return out
+
+    _hooked = False  # True while the module has hooks (set in its own __dict__)
 
     # ------------------------------------------------------- custom backward
     _has_bprop = False
@@ -366,8 +371,17 @@ class Module:
 
     # ------------------------------------------------------------------- state
     def train(self, mode: bool = True) -> Module:
-        for module in self.modules():
-            module.__dict__["training"] = bool(mode)
+        """Training mode (dropout drops, batch norm uses batch statistics) for this module
+        and, through their own ``train``, every child; ``train(False)`` is ``eval()``."""
+        if not isinstance(mode, (bool, np.bool_)):
+            raise InputError(message(
+                f"train() takes a bool, got {mode!r}.", where=f"{type(self).__name__}.train",
+                hint="model.train() for training, model.eval() (or train(False)) for "
+                "evaluation."))
+        children = list(self.children())  # (fails before any change without __init__)
+        self.__dict__["training"] = bool(mode)
+        for module in children:
+            module.train(mode)
         return self
 
     def eval(self) -> Module:
@@ -379,11 +393,12 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients: ``.grad = None`` (the default), or zeros in place."""
         for param in self.parameters():
             if set_to_none:
                 param.grad = None
             elif param.grad is not None:
-                param.grad = _wrap(np.zeros_like(param.grad._array))
+                param.grad.zero_()
 
     def apply(self, fn) -> Module:
         """Call ``fn(module)`` on every descendant and then on this module (for custom init)."""
@@ -455,30 +470,108 @@ class Module:
         """
         if destination is None:
             destination = OrderedDict()
-        self._collect_state(destination, prefix.rstrip("."), keep_vars)
+        self._collect_state(destination, prefix, keep_vars)
         return destination
 
-    def _collect_state(self, destination, path: str, keep_vars: bool) -> None:
+    def _collect_state(self, destination, prefix: str, keep_vars: bool) -> None:
+        """Keys are ``prefix + name`` exactly as PyTorch writes them ('model.' + 'fc.weight')."""
         d = self.__dict__
         for name, param in self._registry("_parameters").items():
             if param is not None:
-                destination[join_path(path, name)] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in d["_buffers"].items():
             if buf is not None and name not in d["_non_persistent"]:
-                destination[join_path(path, name)] = buf if keep_vars else buf.detach()
+                destination[prefix + name] = buf if keep_vars else buf.detach()
         for name, module in d["_modules"].items():
             if module is not None:
-                module._collect_state(destination, join_path(path, name), keep_vars)
+                module._collect_state(destination, prefix + name + ".", keep_vars)
 
-    def load_state_dict(self, state_dict, strict: bool = True):
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values from ``state_dict`` into this model's parameters and buffers.
 
         Everything is checked first -- missing keys, unexpected keys, shapes -- and
         reported together; nothing changes unless it all fits.  Values are cast to
         each parameter's dtype.  With ``strict=False`` missing and unexpected keys are
-        allowed (shape mismatches never are); returns ``(missing_keys, unexpected_keys)``.
+        allowed (shape mismatches never are); returns ``(missing_keys, unexpected_keys)``,
+        printed ``<All keys matched successfully>`` when both are empty.  ``assign=True``
+        makes the state dict's tensors the model's own (no copy).  Lazy layers take their
+        shapes from the state dict.
         """
-        return check_and_load(self, state_dict, strict)
+        undo = materialize_for_loading(self, state_dict) if hasattr(state_dict, "items") \
+            else None
+        try:
+            return check_and_load(self, state_dict, strict, assign)
+        except Exception:
+            if undo is not None:
+                undo()  # nothing changes unless it all fits: lazy layers stay lazy
+            raise
+
+    # -------------------------------------------------------------------- hooks
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False):
+        """Call ``hook(module, args)`` before each forward; a returned value replaces the
+        positional inputs.  Returns a handle: ``handle.remove()``."""
+        return hooks.register(self, "_forward_pre_hooks", hook, "register_forward_pre_hook",
+                              prepend, with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """Call ``hook(module, args, output)`` after each forward; a returned value replaces
+        the output.  Returns a handle: ``handle.remove()``."""
+        return hooks.register(self, "_forward_hooks", hook, "register_forward_hook", prepend,
+                              with_kwargs=with_kwargs, always_call=always_call)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the
+        module's outputs are known; a returned tuple replaces them."""
+        return hooks.register(self, "_backward_pre_hooks", hook,
+                              "register_full_backward_pre_hook", prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect to
+        the module's inputs are known; a returned tuple replaces grad_input."""
+        return hooks.register(self, "_backward_hooks", hook, "register_full_backward_hook",
+                              prepend)
+
+    # ---------------------------------------------------------------- lookups
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path: ``model.get_parameter('features.0.weight')``."""
+        return self._get_member(target, "_parameters", "parameter", "named_parameters")
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path: ``model.get_buffer('bn.running_mean')``."""
+        return self._get_member(target, "_buffers", "buffer", "named_buffers")
+
+    def _get_member(self, target: str, kind: str, noun: str, lister: str):
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        registry = module._registry(kind)
+        if name not in registry or registry[name] is None:
+            names = [n for n, _ in getattr(self, lister)()]
+            close = _close_matches(target, names, n=3, cutoff=0.6)
+            raise ModuleAttributeError(message(
+                f"{type(self).__name__} has no {noun} '{target}'.",
+                where=type(self).__name__,
+                values=f"{layer_name(module_path, module)} has no {noun} named '{name}'",
+                hint=f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+                else f"model.{lister}() lists every path."))
+        return registry[name]
+
+    def set_submodule(self, target: str, module: Module) -> None:
+        """Replace the layer at a dotted path: ``model.set_submodule('head.0', nn.Linear(8, 3))``."""
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if name not in parent._modules:
+            raise ModuleAttributeError(message(
+                f"{type(self).__name__} has no submodule '{target}' to replace.",
+                where=type(self).__name__,
+                hint="model.named_modules() lists every path; add a new layer with "
+                "add_module(name, layer)."))
+        parent.add_module(name, module)
+
+    def __dir__(self):
+        # Registered names are attributes too; items of containers (0, 1...) are not names.
+        return sorted(key for key in set(super().__dir__()) if not key[:1].isdigit())
 
     # ----------------------------------------------------------------- printing
     def extra_repr(self) -> str:

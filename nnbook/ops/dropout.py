@@ -46,3 +46,62 @@ class Dropout(Op):
 
     def backward(self, grad_out):  # y = x m / (1 - p);  dy/dx = m / (1 - p)
         return (grad_out if self.mask is None else grad_out * self.mask,)
+
+
+class FeatureDropout(Dropout):
+    """Dropout of whole channels: one draw per (sample, channel), shared by every position
+    of that channel's map (dropout1d, dropout2d, dropout3d).
+
+    ``batched`` says whether dimension 0 is the batch (then channels are dimension 1).
+    """
+
+    name = "feature_dropout"
+
+    def __init__(self, generator, p=0.5, training=True, batched=True):
+        super().__init__(generator, p, training)
+        self.batched = batched
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            self.mask = None
+            return x
+        kept = 2 if self.batched else 1  # (N, C) or (C,) get their own draws
+        shape = x.shape[:kept] + (1,) * (x.ndim - kept)
+        keep = self.generator.random(shape, dtype=np.float32) >= self.p
+        scale = 0 if self.p == 1 else 1 / (1 - self.p)
+        self.mask = np.broadcast_to(keep * x.dtype.type(scale), x.shape)
+        return x * self.mask
+
+
+class AlphaDropout(Dropout):
+    """Dropout for SELU networks: dropped values become SELU's negative limit -alpha', and
+    an affine map a y + b brings mean 0 and variance 1 back.
+
+        alpha' = SELU scale * SELU alpha = 1.7580993408473766
+        a = 1 / sqrt((alpha'**2 p + 1)(1 - p)),  y = a (x m - alpha' (1 - m)) + a alpha' p
+    ``feature=True`` draws one mask value per channel (feature_alpha_dropout).
+    """
+
+    name = "alpha_dropout"
+    ALPHA = 1.7580993408473766
+
+    def __init__(self, generator, p=0.5, training=True, feature=False):
+        super().__init__(generator, p, training)
+        self.feature = feature
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            self.scale = None
+            return x
+        if self.p == 1:
+            self.scale = np.zeros_like(x)
+            return self.scale.copy()
+        shape = x.shape[:2] + (1,) * (x.ndim - 2) if self.feature else x.shape
+        keep = (self.generator.random(shape, dtype=np.float32) >= self.p).astype(x.dtype)
+        a = 1 / np.sqrt((self.ALPHA ** 2 * self.p + 1) * (1 - self.p))
+        self.scale = np.broadcast_to(keep * x.dtype.type(a), x.shape)  # dy/dx
+        shift = (keep - 1) * (self.ALPHA * a) + self.ALPHA * a * self.p
+        return (x * self.scale + shift).astype(x.dtype)
+
+    def backward(self, grad_out):  # y = a m x + const;  dy/dx = a m
+        return (grad_out if self.scale is None else grad_out * self.scale,)

@@ -54,6 +54,29 @@ def loss_scale(grad_out, reduction, denom, shape):
     return np.broadcast_to(grad_out, shape)
 
 
+def shape_mismatch(op: Op, x, target) -> None:
+    """Refuse an input and a target of different shapes, saying what broadcasting would do
+    (PyTorch broadcasts them with a warning: every prediction meets every target)."""
+    try:
+        both = np.broadcast_shapes(x.shape, target.shape)
+        spread = f"; broadcasting would compare them as {fmt_shape(both)}"
+        note = " (PyTorch would broadcast with only a warning; nnbook refuses.)"
+    except ValueError:
+        spread = note = ""
+    if x.shape == target.shape + (1,):
+        hint = "the prediction has an extra size-1 dimension: use input.squeeze(-1)."
+    elif target.shape == x.shape + (1,):
+        hint = "the target has an extra size-1 dimension: use target.squeeze(-1)."
+    elif math.prod(x.shape) == math.prod(target.shape):
+        hint = f"same number of values: target.reshape{fmt_shape(x.shape)} if they line up."
+    else:
+        hint = "the prediction and the target must describe the same elements."
+    op.fail(f"input and target must have the same shape, got {fmt_shape(x.shape)} "
+            f"and {fmt_shape(target.shape)}{spread}.",
+            values=f"input {fmt_shape(x.shape)}   target {fmt_shape(target.shape)}",
+            hint=hint + note)
+
+
 # ---------------------------------------------------------------------------
 # Classification
 # ---------------------------------------------------------------------------
@@ -192,33 +215,13 @@ class MseLoss(Op):
         check_float(self, x)
         check_float(self, target, "target")
         if x.shape != target.shape:
-            self._shape_mismatch(x, target)
+            shape_mismatch(self, x, target)
         if weight is not None and weight.shape != x.shape:
             self.fail(f"weight must have the input's shape {fmt_shape(x.shape)}, got "
                       f"{fmt_shape(weight.shape)}.",
                       hint="give one weight per element (expand a per-sample weight: "
                       "w.reshape(N, 1).expand(input.shape)).")
         return x.shape if self.reduction == "none" else ()
-
-    def _shape_mismatch(self, x, target):
-        try:
-            both = np.broadcast_shapes(x.shape, target.shape)
-            spread = f"; broadcasting would compare them as {fmt_shape(both)}"
-            note = " (PyTorch would broadcast with only a warning; nnbook refuses.)"
-        except ValueError:
-            spread = note = ""
-        if x.shape == target.shape + (1,):
-            hint = "the prediction has an extra size-1 dimension: use input.squeeze(-1)."
-        elif target.shape == x.shape + (1,):
-            hint = "the target has an extra size-1 dimension: use target.squeeze(-1)."
-        elif math.prod(x.shape) == math.prod(target.shape):
-            hint = f"same number of values: target.reshape{fmt_shape(x.shape)} if they line up."
-        else:
-            hint = "the prediction and the target must describe the same elements."
-        self.fail(f"input and target must have the same shape, got {fmt_shape(x.shape)} "
-                  f"and {fmt_shape(target.shape)}{spread}.",
-                  values=f"input {fmt_shape(x.shape)}   target {fmt_shape(target.shape)}",
-                  hint=hint + note)
 
     def forward(self, x, target, weight=None):
         self.diff, self.weight = x - target, weight

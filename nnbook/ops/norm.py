@@ -133,3 +133,132 @@ class BatchNorm(Op):
                 grad_x = g * scale.reshape(b)
         grads = (grad_x, sum_g_xhat, sum_g)
         return tuple(gr if want else None for gr, want in zip(grads, need))
+
+
+class _Normalize(Op):
+    """Shared by layer_norm and group_norm: y = x_hat * weight + bias, where x_hat is x
+    standardised (biased variance) over a set of axes of its reshaped ``groups`` view.
+
+    backward, with g_hat = dL/dx_hat = g * weight and means over the same axes:
+        dx = inv_std (g_hat - mean(g_hat) - x_hat mean(g_hat x_hat))
+    """
+
+    def normalize(self, grouped, axes, eps):
+        mean = grouped.mean(axis=axes, keepdims=True)
+        centred = grouped - mean
+        var = (centred * centred).mean(axis=axes, keepdims=True)
+        self.inv_std = (1 / np.sqrt(var + eps)).astype(grouped.dtype)
+        self.axes = axes
+        return centred * self.inv_std
+
+    def input_grad(self, g_hat_grouped):
+        x_hat, axes = self.x_hat, self.axes
+        mean_g = g_hat_grouped.mean(axis=axes, keepdims=True)
+        mean_gx = (g_hat_grouped * x_hat).mean(axis=axes, keepdims=True)
+        return self.inv_std * (g_hat_grouped - mean_g - x_hat * mean_gx)
+
+    def check_eps(self, eps):
+        if not is_real(eps) or eps < 0:
+            self.fail(f"eps={eps!r} must be a number >= 0.", cls=InputError,
+                      hint="the default 1e-5 keeps the division away from zero.")
+        return float(eps)
+
+
+class LayerNorm(_Normalize):
+    """Standardise each sample over its last dimensions (``normalized_shape``)."""
+
+    name = "layer_norm"
+
+    def __init__(self, normalized_shape, eps=1e-5):
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = self.check_eps(eps)
+
+    def infer(self, x, weight=None, bias=None):
+        check_float(self, x)
+        shape, k = self.normalized_shape, len(self.normalized_shape)
+        if x.ndim < k or tuple(x.shape[x.ndim - k:]) != shape:
+            self.fail(f"normalized_shape={shape} must match the last {k} dimension(s) of the "
+                      f"input, got input of shape {fmt_shape(x.shape)}.",
+                      values=f"input {fmt_shape(x.shape)}   normalized_shape {fmt_shape(shape)}",
+                      hint=f"LayerNorm normalises the trailing dimensions: for this input use "
+                      f"LayerNorm({x.shape[-1] if x.ndim else 1}) (the features), or "
+                      f"LayerNorm({list(x.shape[1:])}) for everything but the batch.")
+        for what, arr in (("weight", weight), ("bias", bias)):
+            if arr is not None and tuple(arr.shape) != shape:
+                self.fail(f"{what} must have the normalized_shape {fmt_shape(shape)}, got "
+                          f"{fmt_shape(arr.shape)}.", hint="build weight and bias with "
+                          "nn.LayerNorm, which makes them the right shape.")
+        return x.shape
+
+    def forward(self, x, weight=None, bias=None):
+        axes = tuple(range(x.ndim - len(self.normalized_shape), x.ndim))
+        self.x_hat = self.normalize(x, axes, self.eps)
+        self.weight = weight
+        out = self.x_hat.copy() if weight is None else self.x_hat * weight  # x_hat stays ours
+        if bias is not None:
+            out += bias
+        return out
+
+    def backward(self, grad_out):  # dw = sum(g x_hat), db = sum(g) over the leading axes
+        need = self.needs_input_grad
+        lead = tuple(range(grad_out.ndim - len(self.normalized_shape)))
+        g_hat = grad_out if self.weight is None else grad_out * self.weight
+        grads = (self.input_grad(g_hat) if need[0] else None,
+                 (grad_out * self.x_hat).sum(axis=lead) if len(need) > 1 and need[1] else None,
+                 grad_out.sum(axis=lead) if len(need) > 2 and need[2] else None)
+        return grads[:len(need)]
+
+
+class GroupNorm(_Normalize):
+    """Split the channels (dimension 1) into ``num_groups`` groups and standardise each
+    group of each sample; then a weight and a bias per channel."""
+
+    name = "group_norm"
+
+    def __init__(self, num_groups, eps=1e-5):
+        self.num_groups = num_groups
+        self.eps = self.check_eps(eps)
+
+    def infer(self, x, weight=None, bias=None):
+        check_float(self, x)
+        if x.ndim < 2:
+            self.fail(f"expects input (N, C, ...), got shape {fmt_shape(x.shape)}.",
+                      hint="group norm splits the channels of dimension 1 into groups; add "
+                      "the batch dimension: x.unsqueeze(0).")
+        channels, groups = x.shape[1], self.num_groups
+        if channels % groups:
+            self.fail(f"expects the {channels} channels to split evenly into num_groups="
+                      f"{groups} groups.", values=f"input {fmt_shape(x.shape)}",
+                      hint=f"choose num_groups dividing {channels} (e.g. "
+                      f"{max(d for d in range(1, min(groups, channels) + 1) if channels % d == 0)}).")
+        for what, arr in (("weight", weight), ("bias", bias)):
+            if arr is not None and tuple(arr.shape) != (channels,):
+                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
+                          f"got {fmt_shape(arr.shape)}.",
+                          hint=f"make the layer GroupNorm({groups}, {channels}).")
+        return x.shape
+
+    def forward(self, x, weight=None, bias=None):
+        n, groups = x.shape[0], self.num_groups
+        grouped = x.reshape(n, groups, -1)  # (N, G, C/G * spatial)
+        self.x_hat = self.normalize(grouped, (2,), self.eps)
+        self.bshape = (1, -1) + (1,) * (x.ndim - 2)
+        self.weight = weight
+        x_hat = self.x_hat.reshape(x.shape)
+        out = x_hat.copy() if weight is None else x_hat * weight.reshape(self.bshape)
+        if bias is not None:
+            out += bias.reshape(self.bshape)
+        return out
+
+    def backward(self, grad_out):  # dw = sum(g x_hat), db = sum(g) over all but the channels
+        need, shape = self.needs_input_grad, grad_out.shape
+        axes = (0,) + tuple(range(2, grad_out.ndim))
+        g_hat = grad_out if self.weight is None else grad_out * self.weight.reshape(self.bshape)
+        grad_x = None
+        if need[0]:
+            grad_x = self.input_grad(g_hat.reshape(self.x_hat.shape)).reshape(shape)
+        x_hat = self.x_hat.reshape(shape)
+        grads = (grad_x,
+                 (grad_out * x_hat).sum(axis=axes) if len(need) > 1 and need[1] else None,
+                 grad_out.sum(axis=axes) if len(need) > 2 and need[2] else None)
+        return grads[:len(need)]

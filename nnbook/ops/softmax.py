@@ -64,3 +64,18 @@ class LogSoftmax(Softmax):
 
     def backward(self, grad_out):  # y = log softmax(x);  dx = g - softmax(x) * sum(g)
         return (grad_out - np.exp(self.y) * np.sum(grad_out, axis=self.axis, keepdims=True),)
+
+
+class SafeSoftmax(Softmax):
+    """softmax, except that a row whose every entry is -inf (attention to nothing) gives
+    zeros instead of 0/0 = NaN, as PyTorch's scaled_dot_product_attention does."""
+
+    name = "safe_softmax"
+
+    def forward(self, x):
+        self.axis = self.class_axis(x)
+        blocked = np.all(x == -np.inf, axis=self.axis, keepdims=True)
+        z = shifted(np.where(blocked, 0, x), self.axis)
+        e = np.where(blocked, 0, np.exp(z))
+        self.y = e / np.where(blocked, 1, np.sum(e, axis=self.axis, keepdims=True))
+        return self.y.astype(x.dtype, copy=False)

@@ -403,7 +403,42 @@ LOSSES = [
             r"p=0\.5 drops half"),
 ]
 
-MISTAKES = LAYERS + MODULES + NO_SUPER_INIT + LOSSES
+
+def trained_net():
+    """Net with gradients, as after loss.backward()."""
+    model = Net()
+    model(nb.randn(5, 4)).sum().backward()
+    return model
+
+
+def shape_of(module, args, output):  # a forward hook
+    print(output.shape)
+
+
+UTILITIES = [
+    mistake("clip_grad_norm_ given the model instead of its parameters", trained_net,
+            lambda model: nn.utils.clip_grad_norm_(model, 1.0),
+            ArgumentError, "nn.utils.clip_grad_norm_", r"expects parameters.*got Net",
+            r"model\.parameters\(\)"),
+    mistake("a vector of the wrong length into vector_to_parameters", Net,
+            lambda model: nn.utils.vector_to_parameters(nb.zeros(12), model.parameters()),
+            ShapeError, "nn.utils.vector_to_parameters", r"1-D vector of 15 values.*\(12,\)",
+            r"parameters_to_vector"),
+    mistake("eye_ on a convolution weight", lambda: nn.Conv2d(3, 3, 3),
+            lambda conv: nn.init.eye_(conv.weight),
+            InputError, "nn.init.eye_", r"2-D tensor, got shape \(3, 3, 3, 3\)", r"dirac_"),
+    mistake("a hook's result registered instead of the hook", Net,
+            lambda model: model.register_forward_hook(shape_of(model, None, nb.zeros(2))),
+            ArgumentError, "Net.register_forward_hook", r"needs a function to call, got "
+            r"NoneType", r"pass the function itself"),
+    mistake("LazyConv2d with groups that do not divide the input's channels",
+            lambda: (nn.LazyConv2d(4, 3, groups=2), nb.randn(2, 5, 7, 9)),
+            lambda mx: mx[0](mx[1]),
+            ShapeError, "LazyConv2d", r"groups=2 must divide the input's 5 channels",
+            r"pick groups dividing"),
+]
+
+MISTAKES = LAYERS + MODULES + NO_SUPER_INIT + LOSSES + UTILITIES
 
 
 @pytest.mark.parametrize("m", MISTAKES)

@@ -1,16 +1,38 @@
 """Every layer, one small file per family."""
-from .activation import Dropout, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
+                         Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
 from .containers import Concat, ModuleList, Sequential, Sum
 from .conv import Conv2d, DepthwiseConv2d
-from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
-from .norm import BatchNorm1d, BatchNorm2d
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .lazy_conv import LazyConv2d
+from .holders import ModuleDict, ParameterDict, ParameterList
+from .linear import Bilinear, Identity, LazyLinear, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,
+                   KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss,
+                   TripletMarginLoss)
+from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, GlobalAvgPool2d, MaxPool2d
-from .shape import Flatten, Reshape
+from .shape import Flatten, Reshape, Unflatten
+from .sparse import Embedding
 
 __all__ = [
-    "AdaptiveAvgPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Concat", "Conv2d",
-    "CrossEntropyLoss", "DepthwiseConv2d", "Dropout", "Flatten", "GlobalAvgPool2d",
-    "Identity", "Linear", "LogSoftmax", "MaxPool2d", "MSELoss", "ModuleList", "NLLLoss",
-    "ReLU", "Reshape", "Sequential", "Sigmoid", "Softmax", "Sum", "Tanh",
+    # containers
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Sum", "Concat",
+    # linear, convolution, pooling, shapes
+    "Identity", "Linear", "LazyLinear", "Bilinear", "Conv2d", "LazyConv2d", "DepthwiseConv2d", "MaxPool2d",
+    "AvgPool2d", "AdaptiveAvgPool2d", "GlobalAvgPool2d", "Flatten", "Unflatten", "Reshape",
+    "Embedding",
+    # normalisation and dropout
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d",
+    "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    # activations
+    "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
+    "Sigmoid", "Tanh", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish",
+    "Tanhshrink", "LogSigmoid", "Threshold", "Softmax", "Softmin", "LogSoftmax",
+    # distances and losses
+    "CosineSimilarity", "PairwiseDistance", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
+    "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+    "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
 ]

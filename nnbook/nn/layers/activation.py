@@ -1,10 +1,19 @@
-"""Elementwise activations, softmax over one dimension, and Dropout."""
+"""Activations: elementwise functions, and softmax over one dimension.
+
+Each layer keeps its arguments under PyTorch's names and prints them as PyTorch does
+(``LeakyReLU(negative_slope=0.2)``); ``inplace=True`` is accepted and a new tensor is
+returned, as for ``F.relu``.
+"""
 from __future__ import annotations
 
-from ...errors import InputError, message
+import numpy as np
+
+from ...errors import InputError, message, warn_from_user_code
 from .. import functional as F
-from ...ops.dropout import check_probability
+from .. import init
 from ..module import Module
+from ..parameter import Parameter
+from ._args import check_device, positive_int
 
 
 class ReLU(Module):
@@ -75,22 +84,243 @@ class LogSoftmax(_SoftmaxLike):
     _function = staticmethod(F.log_softmax)
 
 
-class Dropout(Module):
-    """While training, zero each value with probability p and scale the rest by 1/(1-p).
-
-    In ``model.eval()`` it passes the input through unchanged.  Random draws come from
-    nnbook's generator, so ``nb.manual_seed`` makes them reproducible.
-    """
+class _Elementwise(Module):
+    """An activation with no arguments: ``_function(input)``."""
 
     preserves_channels = True  # for hints: the channel count passes through
-
-    def __init__(self, p: float = 0.5, inplace: bool = False):
-        super().__init__()
-        self.p = check_probability(p, "Dropout")
-        self.inplace = inplace
+    _function = None
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.training)
+        return type(self)._function(input)
+
+
+class _InPlaceFlag(_Elementwise):
+    """An activation whose only argument is PyTorch's ``inplace`` (accepted, not used)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
 
     def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
+        return "inplace=True" if self.inplace else ""
+
+
+class SiLU(_InPlaceFlag):
+    """x * sigmoid(x) (swish)."""
+
+    _function = staticmethod(F.silu)
+
+
+class Mish(_InPlaceFlag):
+    """x * tanh(softplus(x))."""
+
+    _function = staticmethod(F.mish)
+
+
+class SELU(_InPlaceFlag):
+    """scale * ELU(x, alpha) with the constants that keep activations standardised."""
+
+    _function = staticmethod(F.selu)
+
+
+class Hardsigmoid(_InPlaceFlag):
+    """0 below -3, 1 above 3, x / 6 + 1/2 between."""
+
+    _function = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_InPlaceFlag):
+    """x * hardsigmoid(x)."""
+
+    _function = staticmethod(F.hardswish)
+
+
+class Softsign(_Elementwise):
+    """x / (1 + |x|)."""
+
+    _function = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Elementwise):
+    """x - tanh(x)."""
+
+    _function = staticmethod(F.tanhshrink)
+
+
+class LogSigmoid(_Elementwise):
+    """log(sigmoid(x))."""
+
+    _function = staticmethod(F.logsigmoid)
+
+
+class LeakyReLU(Module):
+    """x where x > 0, negative_slope * x elsewhere."""
+
+    preserves_channels = True
+
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere."""
+
+    preserves_channels = True
+    _function = staticmethod(F.elu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return type(self)._function(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(ELU):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    _function = staticmethod(F.celu)
+
+
+class GELU(Module):
+    """x * Phi(x); approximate='tanh' for the tanh approximation."""
+
+    preserves_channels = True
+
+    def __init__(self, approximate: str = "none"):
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise InputError(message(
+                f"approximate={approximate!r} is not 'none' or 'tanh'.", where="GELU",
+                hint="'none' uses the exact erf; 'tanh' the faster approximation."))
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta; x itself where beta x > threshold."""
+
+    preserves_channels = True
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """clamp(x, min_val, max_val)."""
+
+    preserves_channels = True
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None):
+        super().__init__()
+        for old, new, value in (("min_value", "min_val", min_value),
+                                ("max_value", "max_val", max_value)):
+            if value is not None:  # PyTorch's old names, still accepted there with a warning
+                warn_from_user_code(FutureWarning(message(
+                    f"{old}= is the old name of {new}=.", where=type(self).__name__,
+                    hint=f"write {new}={value!r}.", line=False)))
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
+        if max_val <= min_val:
+            cls = type(self).__name__
+            raise InputError(message(
+                f"max_val={max_val} must be greater than min_val={min_val}.", where=cls,
+                hint="give the lower limit first: Hardtanh(-1.0, 1.0)."))
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + \
+            (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Threshold(Module):
+    """x where x > threshold, ``value`` elsewhere."""
+
+    preserves_channels = True
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + \
+            (", inplace=True" if self.inplace else "")
+
+
+class Softmin(Module):
+    """softmax(-x) along ``dim``."""
+
+    preserves_channels = True
+
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, weight * x elsewhere, the slope learned: one (``num_parameters=1``)
+    or one per channel (``num_parameters=C``).  Starts at ``init`` (0.25)."""
+
+    preserves_channels = True
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
+        check_device("PReLU", device)
+        self.num_parameters = positive_int("PReLU", "num_parameters", num_parameters)
+        self.init = init
+        self.weight = Parameter(np.empty((self.num_parameters,), np.dtype(dtype or np.float32)))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -41,7 +41,12 @@ class _Indexed(Module):
         keys = list(self._modules)[index] if isinstance(index, slice) else [self._key(index)]
         for key in keys:
             delattr(self, key)
-        self._renumber(list(self._modules.values()))
+        self._renumber(list(self._modules.values()))  # as PyTorch: 0, 1, 2 ... again
+
+    def pop(self, index):
+        module = self[index]
+        del self[index]
+        return module
 
     def __len__(self):
         return len(self._modules)
@@ -58,10 +63,29 @@ class _Indexed(Module):
             self.append(module)
         return self
 
-    def insert(self, index: int, module) -> None:
+    def insert(self, index: int, module):
+        if not all(name.isdigit() for name in self._modules):
+            raise InputError(message(
+                f"insert() numbers the layers, but this {type(self).__name__} has named "
+                f"layers ({', '.join(list(self._modules)[:3])}).", where=type(self).__name__,
+                hint="add the layer under a name: container.add_module('name', layer), or "
+                "build a new container from an OrderedDict in the order you want."))
         items = list(self._modules.values())
         items.insert(index, _check_module(self, index, module))
         self._renumber(items)
+        return self
+
+    def __add__(self, other):
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        joined = type(self)()
+        return joined.extend(list(self) + list(other))
+
+    def __iadd__(self, other):
+        return self.extend(other)
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
 
     def _key(self, index) -> str:
         keys = list(self._modules)
@@ -79,8 +103,6 @@ class _Indexed(Module):
 
     def _renumber(self, modules) -> None:
         """Hold ``modules`` as items 0, 1, 2 ... (after a deletion or an insertion)."""
-        if not all(name.isdigit() for name in self._modules):
-            return  # named layers (from an OrderedDict) keep their names
         for name in list(self._modules):
             delattr(self, name)
         for index, module in enumerate(modules):
@@ -123,6 +145,30 @@ class ModuleList(_Indexed):
         if isinstance(index, slice):
             return ModuleList(list(self._modules.values())[index])
         return super().__getitem__(index)
+
+    def extend(self, modules):
+        if isinstance(modules, Module) and not isinstance(modules, _Indexed) or \
+                not hasattr(modules, "__iter__"):
+            raise InputError(message(
+                f"ModuleList.extend() takes an iterable of layers, got "
+                f"{type(modules).__name__}.", where="ModuleList",
+                hint="use append(layer) for one layer, extend([layer1, layer2]) for several."))
+        return super().extend(modules)
+
+    def __repr__(self):
+        """As PyTorch prints it: a run of identical layers shows once, '(0-2): 3 x ...'."""
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return "ModuleList()"
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i < len(reprs) and reprs[i] == reprs[start]:
+                continue
+            label = f"({start})" if i - 1 == start else f"({start}-{i - 1}): {i - start} x"
+            text = f"{label}: {reprs[start]}" if i - 1 == start else f"{label} {reprs[start]}"
+            lines.append(text.replace("\n", "\n  "))
+            start = i
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
         raise ModuleAttributeError(message(

@@ -1,12 +1,15 @@
-"""Losses as modules: NLLLoss, CrossEntropyLoss, MSELoss (PyTorch's arguments).
+"""Losses as modules, with PyTorch's arguments (``nn.functional`` does the work).
 
-``reduction``: 'mean' (the default), 'sum', or 'none' for one loss per element.
-Class ``weight``s are kept as a buffer, so they travel with ``state_dict``.
+``reduction``: 'mean' (the default), 'sum', or 'none' for one loss per element;
+KLDivLoss also takes 'batchmean'.  Class ``weight``s and ``pos_weight`` are kept as
+buffers, so they travel with ``state_dict``.  A loss prints as PyTorch prints it, its
+name alone: ``CrossEntropyLoss()``.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ...errors import InputError, message
 from ...ops.losses import check_reduction
 from ...tensor import Tensor, _wrap
 from .. import functional as F
@@ -15,30 +18,38 @@ from ..module import Module
 
 def _reduction(cls: str, reduction, size_average=None, reduce=None) -> str:
     """``reduction`` (or PyTorch's old flags), checked when the layer is built."""
-    return check_reduction(F.legacy_reduction(cls, size_average, reduce, reduction), cls)
+    reduction = F.legacy_reduction(cls, size_average, reduce, reduction)
+    if cls == "KLDivLoss" and reduction == "batchmean":
+        return reduction
+    return check_reduction(reduction, cls)
 
 
-class _WeightedLoss(Module):
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean"):
+def _as_tensor(value):
+    if value is None or isinstance(value, Tensor):
+        return value
+    return _wrap(np.asarray(value, dtype=np.float32))
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        cls = type(self).__name__
-        if weight is not None and not isinstance(weight, Tensor):
-            weight = _wrap(np.asarray(weight, dtype=np.float32))
-        self.register_buffer("weight", weight)
-        self.ignore_index = ignore_index
-        self.reduction = _reduction(cls, reduction, size_average, reduce)
+        self.reduction = _reduction(type(self).__name__, reduction, size_average, reduce)
 
-    def extra_repr(self) -> str:
-        parts = [] if self.reduction == "mean" else [f"reduction={self.reduction!r}"]
-        if self.ignore_index != -100:
-            parts.append(f"ignore_index={self.ignore_index}")
-        return ", ".join(parts)
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _as_tensor(weight))
 
 
 class NLLLoss(_WeightedLoss):
     """-input[n, target[n]]: the negative log-likelihood, given log-probabilities
     (the output of LogSoftmax(dim=1)) and class indices."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
 
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
@@ -50,8 +61,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0):
-        super().__init__(weight, size_average, ignore_index, reduce, reduction)
-        self.label_smoothing = label_smoothing
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
         return F.cross_entropy(input, target, weight=self.weight,
@@ -59,15 +70,120 @@ class CrossEntropyLoss(_WeightedLoss):
                                label_smoothing=self.label_smoothing)
 
 
-class MSELoss(Module):
+class MSELoss(_Loss):
     """mean((input - target)**2); the two shapes must be equal."""
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
-        super().__init__()
-        self.reduction = _reduction("MSELoss", reduction, size_average, reduce)
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+
+class L1Loss(_Loss):
+    """mean(|input - target|); the two shapes must be equal."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error / (2 beta) below beta, absolute error - beta / 2 above."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error / 2 below delta, delta * (|d| - delta / 2) above."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities (after a sigmoid) against 0/1 targets."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid and binary cross-entropy in one stable step: give it raw scores.
+
+    ``pos_weight`` (one per class) weighs the positive targets: > 1 raises recall.
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", _as_tensor(weight))
+        self.register_buffer("pos_weight", _as_tensor(pos_weight))
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """KL divergence, given log-probabilities as input; use reduction='batchmean'."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 log_target: bool = False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """1 - cos(x1, x2) for pairs labelled 1, max(0, cos(x1, x2) - margin) for -1."""
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """max(0, -target * (input1 - input2) + margin)."""
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative))."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        if not margin > 0:
+            raise InputError(message(
+                f"margin must be greater than 0, got {margin}.", where="TripletMarginLoss",
+                hint="the margin is how much farther the negative must be; 1.0 is the "
+                "default."))
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)

@@ -68,3 +68,25 @@ class Reshape(Module):
 
     def extra_repr(self) -> str:
         return ", ".join(str(s) for s in self.shape)
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size``: Unflatten(1, (16, 5, 5)) turns
+    (N, 400) into (N, 16, 5, 5).  The inverse of Flatten."""
+
+    def __init__(self, dim: int, unflattened_size):
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)) or not all(
+                isinstance(s, numbers.Integral) and not isinstance(s, bool) and (s > 0 or s == -1)
+                for s in unflattened_size):
+            raise InputError(message(
+                f"unflattened_size must be a tuple of positive ints (one may be -1), got "
+                f"{unflattened_size!r}.", where="Unflatten",
+                hint="Unflatten(1, (16, 5, 5)) turns (N, 400) into (N, 16, 5, 5)."))
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, tuple(self.unflattened_size))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

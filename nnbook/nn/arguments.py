@@ -1,0 +1,71 @@
+"""Checking the arguments of ``nn.functional``: what a Python call can get wrong before
+any op runs (a numpy array where a Tensor must carry a gradient, the old loss flags).
+
+Every function of ``nn.functional`` and its family files uses these, so a mistake reads
+the same whichever function met it: ``features.2 (Conv2d), in F.conv2d: ...``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, current_layer, fmt_shape, message, warn_from_user_code
+from ..tensor import Tensor, _wrap
+
+
+def _where(fn: str) -> str:
+    """'features.2 (Conv2d), in F.conv2d' inside a layer, 'F.conv2d' outside."""
+    layer = current_layer()
+    return f"{layer}, in F.{fn}" if layer else f"F.{fn}"
+
+
+def _fail(fn: str, what: str, values=None, hint=None, cls=InputError):
+    raise cls(message(what, where=_where(fn), values=values, hint=hint))
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {fmt_shape(value.shape)}"
+    return f"a {type(value).__name__}"
+
+
+def _tensor(fn: str, name: str, value) -> Tensor:
+    """An argument that may carry a gradient: only a Tensor will do."""
+    if isinstance(value, Tensor):
+        return value
+    _fail(fn, f"{name} must be an nnbook Tensor, got {_describe(value)}.", cls=DTypeError,
+          hint=f"wrap it: nb.tensor({name}) (with requires_grad=True if it should learn).")
+
+
+def _data(fn: str, name: str, value) -> Tensor:
+    """An argument that never needs a gradient: a Tensor or a numpy array."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        return _wrap(value)
+    _fail(fn, f"{name} must be an nnbook Tensor or a numpy array, got {_describe(value)}.",
+          cls=DTypeError, hint=f"wrap it: nb.tensor({name}).")
+
+
+def _array(fn: str, name: str, value):
+    """A constant handed to an op's constructor (class weights, running statistics)."""
+    if value is None or isinstance(value, np.ndarray):
+        return value
+    return _data(fn, name, value)._array
+
+
+class LegacyReductionWarning(UserWarning):
+    """size_average / reduce were given (deprecated in PyTorch too)."""
+
+
+def legacy_reduction(where: str, size_average, reduce, reduction: str) -> str:
+    """``reduction``, or what PyTorch's deprecated size_average/reduce flags mean, with a
+    warning (the one place they are read, for the loss functions and the loss layers)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    new = "none" if not reduce else ("mean" if size_average else "sum")
+    warn_from_user_code(LegacyReductionWarning(message(
+        "size_average and reduce are deprecated (in PyTorch too).", where=where,
+        hint=f"use reduction={new!r}.", line=False)))
+    return new

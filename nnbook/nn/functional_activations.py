@@ -1,0 +1,119 @@
+"""The activation functions of ``nn.functional`` beyond relu, sigmoid, tanh and softplus.
+
+Each is one op of ``ops/activations.py`` (or a line of tensor maths where PyTorch's is
+one too: tanhshrink, softmin).  ``inplace=True`` is accepted for PyTorch code, and a
+new tensor is returned, as for ``F.relu``: use the returned value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import activations as act
+from ..ops.softmax import Softmax
+from ..tensor import apply
+from .arguments import _fail, _tensor
+
+__all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign",
+           "hardtanh", "relu6", "hardsigmoid", "hardswish", "tanhshrink", "logsigmoid",
+           "softmin", "threshold", "prelu"]
+
+
+def _unary(fn: str, op, input):
+    return apply(op, _tensor(fn, "input", input))
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, negative_slope * x elsewhere."""
+    return _unary("leaky_relu", act.LeakyRelu(negative_slope), input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere."""
+    return _unary("elu", act.Elu(alpha), input)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the constants that keep mean 0 and variance 1."""
+    return _unary("selu", act.Elu(act.SELU_ALPHA, act.SELU_SCALE), input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        _fail("celu", "alpha=0 divides by zero (celu computes exp(x / alpha)).",
+              hint="give a non-zero alpha, such as the default 1.0.")
+    return _unary("celu", act.Elu(alpha, 1.0, 1.0 / alpha, 1.0 / float(np.float32(alpha))),
+                  input)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x), Phi the normal distribution's CDF; approximate='tanh' for the tanh form."""
+    return _unary("gelu", act.Gelu(approximate), input)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (also called swish)."""
+    return _unary("silu", act.Silu(), input)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _unary("mish", act.Mish(), input)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return _unary("softsign", act.Softsign(), input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """clamp(x, min_val, max_val)."""
+    return _unary("hardtanh", act.Hardtanh(min_val, max_val), input)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6): hardtanh(x, 0, 6)."""
+    return _unary("relu6", act.Hardtanh(0.0, 6.0), input)
+
+
+def hardsigmoid(input, inplace=False):
+    """0 below -3, 1 above 3, x / 6 + 1/2 between."""
+    return _unary("hardsigmoid", act.Hardsigmoid(), input)
+
+
+def hardswish(input, inplace=False):
+    """x * hardsigmoid(x)."""
+    return _unary("hardswish", act.Hardswish(), input)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    input = _tensor("tanhshrink", "input", input)
+    return input - input.tanh()
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow."""
+    return _unary("logsigmoid", act.LogSigmoid(), input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``: the smallest value gets the largest share."""
+    input = _tensor("softmin", "input", input)
+    if dim is None:
+        _fail("softmin", "dim must be given: which dimension holds the classes?",
+              hint="for scores of shape (N, C) use F.softmin(x, dim=1).")
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(Softmax(dim), -input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, ``value`` elsewhere."""
+    return _unary("threshold", act.Threshold(threshold, value), input)
+
+
+def prelu(input, weight):
+    """x where x > 0, weight * x elsewhere; one weight, or one per channel (dimension 1)."""
+    return apply(act.Prelu(), _tensor("prelu", "input", input),
+                 _tensor("prelu", "weight", weight))

@@ -1,0 +1,118 @@
+"""layer_norm and group_norm (``ops/norm.py``), and the lookups embedding and one_hot
+(``ops/embedding.py``), with PyTorch's arguments."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import context
+from ..context import no_grad
+from ..errors import InputError, fmt_shape, message
+from ..ops.embedding import Embedding, OneHot
+from ..ops.norm import GroupNorm, LayerNorm
+from ..tensor import apply
+from .arguments import _fail, _tensor, _where
+
+__all__ = ["layer_norm", "group_norm", "embedding", "one_hot"]
+
+
+def normalized_shape_of(normalized_shape, where: str) -> tuple:
+    """An int or a sequence of ints -> a tuple of positive ints (LayerNorm's argument)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) \
+        else tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else None
+    if shape is None or not shape or not all(
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0 for s in shape):
+        raise InputError(message(
+            f"normalized_shape must be a positive int or a list of them, got "
+            f"{normalized_shape!r}.", where=where,
+            hint="give the size of the last dimension(s) to normalise over: 64 for "
+            "features (N, 64), [C, H, W] for whole images."))
+    return tuple(int(s) for s in shape)
+
+
+def _optional(fn, tensors, weight, bias, like):
+    """(x,), (x, weight) or (x, weight, bias); a bias without weight gets weight 1."""
+    if weight is not None or bias is not None:
+        tensors.append(_tensor(fn, "weight", weight) if weight is not None
+                       else like.new_ones(bias.shape))
+    if bias is not None:
+        tensors.append(_tensor(fn, "bias", bias))
+    return tensors
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Standardise each sample over its last dimensions, then scale by weight, add bias."""
+    fn = "layer_norm"
+    input = _tensor(fn, "input", input)
+    op = LayerNorm(normalized_shape_of(normalized_shape, _where(fn)), eps)
+    return apply(op, *_optional(fn, [input], weight, bias, input))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Standardise each group of channels of each sample, then a weight and bias per channel."""
+    fn = "group_norm"
+    input = _tensor(fn, "input", input)
+    if not isinstance(num_groups, numbers.Integral) or num_groups < 1:
+        _fail(fn, f"num_groups must be an int >= 1, got {num_groups!r}.",
+              hint="GroupNorm(32, C) is common; num_groups=1 is LayerNorm over (C, H, W).")
+    return apply(GroupNorm(int(num_groups), eps), *_optional(fn, [input], weight, bias, input))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Row ``input[...]`` of ``weight`` for every index: (*) -> (*, embedding_dim).
+
+    ``max_norm``: rows looked up whose ``norm_type``-norm exceeds it are scaled down to
+    it, in ``weight`` itself (as in PyTorch).  Rows at ``padding_idx`` get no gradient.
+    """
+    fn = "embedding"
+    indices, weight = _tensor(fn, "input", input), _tensor(fn, "weight", weight)
+    if sparse:
+        _fail(fn, "sparse=True asks for sparse gradients, which nnbook does not have.",
+              hint="use sparse=False (the default): the gradient is a dense table.")
+    rows = weight.shape[0] if weight.ndim == 2 else 0
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            _fail(fn, f"padding_idx={padding_idx} must be within num_embeddings ({rows}).",
+                  hint=f"give an index from 0 to {rows - 1} (or a negative one counting "
+                  "from the end).")
+        padding_idx = padding_idx % rows
+    if max_norm is not None and not context.shape_only():
+        _renorm_rows(indices, weight, max_norm, norm_type)
+    return apply(Embedding(padding_idx, scale_grad_by_freq), indices, weight)
+
+
+def _renorm_rows(indices, weight, max_norm, norm_type):
+    """Scale the looked-up rows of ``weight`` whose norm exceeds max_norm down to it."""
+    if indices.dtype.kind not in "iu" or weight.ndim != 2:
+        return  # the op refuses them, with its message
+    rows = np.unique(np.asarray(indices).reshape(-1))
+    rows = rows[(rows >= 0) & (rows < weight.shape[0])]
+    table = np.asarray(weight)[rows]
+    norms = np.linalg.norm(table, ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        with no_grad():
+            scale = (max_norm / (norms[big] + 1e-7)).astype(table.dtype)[:, None]
+            weight[rows[big]] = table[big] * scale
+
+
+def one_hot(tensor, num_classes=-1):
+    """(*) integer classes -> (*, num_classes) int64, 1 at each class; num_classes=-1 takes
+    the largest value + 1."""
+    fn = "one_hot"
+    tensor = _tensor(fn, "tensor", tensor)
+    if num_classes == -1:
+        if context.shape_only():
+            _fail(fn, "num_classes=-1 reads the largest class in the data, and a shape-only "
+                  "pass has no data.", hint="give num_classes explicitly.")
+        if tensor.numel() == 0:
+            _fail(fn, f"num_classes=-1 needs at least one value to find the largest class, "
+                  f"got an empty tensor of shape {fmt_shape(tensor.shape)}.",
+                  hint="give num_classes explicitly.")
+        num_classes = int(np.asarray(tensor).max()) + 1 if tensor.dtype.kind in "iu" else 1
+    elif not isinstance(num_classes, numbers.Integral) or num_classes < 1:
+        _fail(fn, f"num_classes must be an int >= 1 (or -1), got {num_classes!r}.",
+              hint="num_classes is the number of columns: the classes 0..num_classes-1.")
+    return apply(OneHot(int(num_classes)), tensor)

@@ -1,0 +1,104 @@
+"""Embedding: a table of learned vectors, one row per index (a word, a class, a token)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InputError, ShapeError, fmt_shape, message
+from ...context import no_grad
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+from ._args import check_device, positive_int
+
+
+class Embedding(Module):
+    """Look up row ``i`` of ``weight`` (num_embeddings, embedding_dim) for each index ``i``:
+    input of any shape (*) of integers -> output (*, embedding_dim).
+
+    Initialised like PyTorch: weight ~ N(0, 1), and the ``padding_idx`` row (if given) is
+    zeros and never learns.  ``max_norm`` rescales looked-up rows longer than it, in place.
+    ``Embedding.from_pretrained(table)`` starts from given vectors (frozen by default).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
+                 _freeze: bool = False, device=None, dtype=None):
+        super().__init__()
+        check_device("Embedding", device)
+        self.num_embeddings = positive_int("Embedding", "num_embeddings", num_embeddings)
+        self.embedding_dim = positive_int("Embedding", "embedding_dim", embedding_dim)
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise InputError(message(
+                    f"padding_idx={padding_idx} must be within num_embeddings "
+                    f"({num_embeddings}).", where="Embedding",
+                    hint=f"give an index from 0 to {num_embeddings - 1} (often 0, the "
+                    "padding token), or a negative one counting from the end."))
+            padding_idx %= num_embeddings
+        if sparse:
+            raise InputError(message(
+                "sparse=True asks for sparse gradients, which nnbook does not have.",
+                where="Embedding", hint="use sparse=False (the default)."))
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        shape = (self.num_embeddings, self.embedding_dim)
+        if _weight is None:
+            self.weight = Parameter(np.empty(shape, np.dtype(dtype or np.float32)),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != shape:
+                raise ShapeError(message(
+                    f"_weight must have shape {fmt_shape(shape)}, got "
+                    f"{fmt_shape(_weight.shape)}.", where="Embedding",
+                    hint="give a table of num_embeddings rows of embedding_dim values."))
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += ", scale_grad_by_freq=True"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, sparse: bool = False):
+        """An Embedding whose table is ``embeddings`` (num_embeddings, embedding_dim), shared,
+        not copied; ``freeze=True`` keeps it from learning."""
+        if not isinstance(embeddings, Tensor) or embeddings.ndim != 2:
+            raise InputError(message(
+                "embeddings must be a 2-D Tensor (num_embeddings, embedding_dim), got "
+                f"{_describe(embeddings)}.", where="Embedding.from_pretrained",
+                hint="pass the table as nb.tensor(vectors), one row per index."))
+        rows, dim = embeddings.shape
+        return cls(rows, dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
+
+def _describe(value) -> str:
+    if isinstance(value, Tensor):
+        return f"a tensor of shape {fmt_shape(value.shape)}"
+    return f"a {type(value).__name__}"
