@@ -29,6 +29,16 @@ COMPARISONS = {
     "logical": ([bools(7, 5), ints(0, 2, 5)],
                 lambda m, a, b: (m.logical_and(a, b), a.logical_or(b), m.logical_xor(a, b),
                                  m.logical_not(b))),
+    "bitwise_masks": ([X, normal(5)],
+                      lambda m, x, y: ((x > 0) & (y < 0.5), (x > 1) | (x < -1), (x > 0) ^ (y > 0),
+                                       ~(x > 0), True & (x > 0), (y > 0) | False,
+                                       m.bitwise_and(x > 0, y > 0), m.bitwise_not(y > 0))),
+    "bitwise_ints": ([ints(-40, 40, 7, 5), ints(0, 40, 5), bools(5)],
+                     lambda m, a, b, p: (a & b, a.int() | 6, m.bitwise_xor(a, b), ~a,
+                                         m.bitwise_not(a.int()), a.int() ^ p, 3 & a)),
+    "one_hot": ([ints(0, 6, 7, 3)],
+                lambda m, y: (m.nn.functional.one_hot(y), m.nn.functional.one_hot(y, 9),
+                              m.nn.functional.one_hot(y[0, 0], num_classes=6))),
 }
 SELECTION = {
     "gather": ([X, ints(0, 5, 7, 3)], lambda m, x, i: m.gather(x, 1, i)),
