@@ -30,7 +30,8 @@ def _method(name):
 
 
 METHODS = (
-    "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "abs", "clamp", "clip",
+    "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "abs", "clamp",
+    "clip",
     "sum", "mean", "max", "argmax", "all", "any",
     "reshape", "flatten", "permute", "transpose", "matmul", "squeeze", "unsqueeze", "t",
     # elementwise maths (methods/maths.py)
@@ -199,5 +200,5 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract", "multiply",
-                           "divide", "pow", "where", "einsum", "broadcast_shapes", "broadcast_tensors",
-                           "meshgrid", "cdist", "std_mean", "var_mean"]
+                           "divide", "pow", "where", "einsum", "broadcast_shapes",
+                           "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean"]

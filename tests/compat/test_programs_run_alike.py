@@ -12,7 +12,8 @@ entry of the result (a gradient that is a long sum cancelling to a small number)
 A program whose weights come from a layer's random initialisation defines
 ``model(torch, nn)``: the test builds the model in both libraries, copies PyTorch's initial
 ``state_dict`` into nnbook's by key (which also checks that the keys are the same) and
-passes each library its model (``run(..., model=...)``). Draws from the libraries' random
+passes each library its model (``run(..., model=...)``). Both libraries' global generators
+are seeded for each test, so a run is the same every time. Draws from the libraries' random
 generators differ; each program says how it keeps its comparison meaningful.
 """
 from __future__ import annotations
@@ -26,19 +27,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import nnbook as nb
+import nnbook.nn.functional  # noqa: F401
+import nnbook.optim  # noqa: F401
+import nnbook.utils.data  # noqa: F401
 
-import nnbook as nb  # noqa: E402
-import nnbook.nn.functional  # noqa: E402,F401
-import nnbook.optim  # noqa: E402,F401
-import nnbook.utils.data  # noqa: E402,F401
+try:  # the checks of the sources below run without torch; the runs are marked `torch`
+    import torch
+except ImportError:
+    torch = None
 
 PROGRAMS = Path(__file__).parent / "programs"
 NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py") if not p.stem.startswith("_"))
-LIBRARIES = {
-    "torch": (torch, torch.nn, torch.nn.functional, torch.optim, torch.utils.data),
-    "nnbook": (nb, nb.nn, nb.nn.functional, nb.optim, nb.utils.data),
-}
+
+
+def libraries():
+    """The five names ``run`` takes, per library."""
+    return {
+        "torch": (torch, torch.nn, torch.nn.functional, torch.optim, torch.utils.data),
+        "nnbook": (nb, nb.nn, nb.nn.functional, nb.optim, nb.utils.data),
+    }
 
 
 def load(name):
@@ -51,7 +59,7 @@ def load(name):
 
 def plain(value):
     """A result with every tensor of either library turned into a numpy array."""
-    if isinstance(value, (torch.Tensor, nb.Tensor)):
+    if isinstance(value, (torch.Tensor, nb.Tensor)):  # only called when torch is here
         return value.detach().numpy()
     if isinstance(value, dict):
         return {key: plain(v) for key, v in value.items()}
@@ -112,7 +120,7 @@ def run(program, library, model=None):
         expected = getattr(program, "NNBOOK_WARNS", None) if library == "nnbook" else None
         if expected:
             warnings.filterwarnings("always", message=".*", category=UserWarning)
-        result = plain(program.run(*LIBRARIES[library], **kwargs))
+        result = plain(program.run(*libraries()[library], **kwargs))
     names = {type(w.message).__name__ for w in caught}
     assert names == ({expected} if expected else set()), \
         f"{library}: warned {sorted(names)}, expected {expected or 'nothing'}"
@@ -121,8 +129,9 @@ def run(program, library, model=None):
 
 @pytest.mark.torch
 @pytest.mark.parametrize("name", NAMES)
-def test_the_program_runs_alike(name, tmp_path, monkeypatch):
+def test_the_program_runs_alike(name, tmp_path, monkeypatch, rng):
     program = load(name)
+    torch.manual_seed(int(rng.integers(2**62)))  # this test's own draws (nnbook's: conftest)
     models = {}
     if hasattr(program, "model"):
         models["torch"] = program.model(torch, torch.nn)
@@ -131,7 +140,7 @@ def test_the_program_runs_alike(name, tmp_path, monkeypatch):
         assert list(models["nnbook"].state_dict()) == list(state)
         models["nnbook"].load_state_dict({k: nb.tensor(v.numpy()) for k, v in state.items()})
     results = {}
-    for library in LIBRARIES:
+    for library in libraries():
         folder = tmp_path / library  # a program that saves a file writes it in its own folder
         folder.mkdir()
         monkeypatch.chdir(folder)
