@@ -367,3 +367,20 @@ def stack(tensors, dim=0, *, out=None) -> Tensor:
             "with different sizes use nb.cat."))
     d = shape_ops.checked_dim(dim, tensors[0].ndim + 1, "nb.stack")
     return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    """Join side by side: 1-d tensors end to end (dim 0), others along dim 1 (columns);
+    a 0-d tensor counts as 1-d."""
+    tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    """Join as rows (dim 0): a 1-d tensor of n values is one row (1, n), a 0-d one (1, 1)."""
+    tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0, out=out)
+
+
+row_stack = vstack
