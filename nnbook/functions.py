@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import InputError, ShapeError, fmt_shape, message
+from .creation import no_out
 from .methods.maths import quotient, scaled
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
@@ -98,12 +99,7 @@ subtract, multiply, divide = sub, mul, div
 
 
 def _no_out(name, out):
-    """``out=`` writes into an existing tensor in PyTorch; here results are new tensors."""
-    if out is not None:
-        raise InputError(message(
-            f"out= is not supported: nnbook's {name} returns a new tensor.", where=f"nb.{name}",
-            hint=f"assign the result instead: y = nb.{name}(a, b), or write it into y with "
-            f"y.copy_(nb.{name}(a, b))."))
+    no_out(name, out, "a, b")
 
 
 def pow(input, exponent):

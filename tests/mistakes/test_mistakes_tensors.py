@@ -333,6 +333,11 @@ ARITHMETIC = [
             r"'trunc' rounds toward zero"),
     mistake("add with out=", lambda: nb.arange(5), lambda x: nb.add(x, 1, out=x),
             InputError, "nb.add", r"out= is not supported", r"y = nb\.add\(a, b\)"),
+    mistake("cat with out= (which would otherwise keep its old values)",
+            lambda: nb.randn(3, 5), lambda x: nb.cat([x, x], out=nb.zeros(6, 5)),
+            InputError, "nb.cat", r"out= is not supported", r"y\.copy_\(nb\.cat\(\.\.\.\)\)"),
+    mistake("zeros with out=", lambda: nb.randn(3, 5), lambda x: nb.zeros(3, 5, out=x),
+            InputError, "nb.zeros", r"out= is not supported", r"y = nb\.zeros\(\.\.\.\)"),
 ]
 
 AUTOGRAD = [
