@@ -18,7 +18,8 @@ from .context import (enable_grad, inference_mode, is_grad_enabled, no_grad,
 from .creation import (arange, as_tensor, bernoulli, cat, concat, concatenate, empty,
                        empty_like, eye, from_numpy, full, full_like, linspace, logspace,
                        multinomial, normal, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, randperm, stack, tensor, zeros, zeros_like)
+                       randn_like, randperm, stack, tensor, zeros, zeros_like, hstack,
+                       vstack, row_stack)
 from .device import device, get_default_device, set_default_device
 from .dtype_info import finfo, iinfo
 from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,

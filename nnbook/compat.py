@@ -42,6 +42,19 @@ RUNS_UNCHANGED = [
 ]
 
 DIFFERENCES = [
+    # -- errors --------------------------------------------------------------------------
+    Difference("errors", "shape mistakes raise `RuntimeError`; so do a dtype or a value an op "
+               "cannot take (`bool - bool`, `int_tensor ** -1`, a clamp bound out of the "
+               "dtype's range), or `NotImplementedError` (`bool // bool`)",
+               "`nb.ShapeError` (a `ValueError`), `nb.DTypeError` (a `TypeError`) for a dtype, "
+               "`nb.InputError` (a `ValueError`) for a value; indexing errors are `nb.DimError` "
+               "(an `IndexError`) and `InputError`, as in PyTorch. Every nnbook error is an "
+               "`nb.NnbookError`", "each says where, what came, the values and a hint, and is "
+               "the builtin a Python user would catch; `except RuntimeError` written for "
+               "PyTorch does not catch them"),
+    Difference("errors", "`int_tensor // 0` and `int_tensor % 0` raise a RuntimeError whose "
+               "text is \"ZeroDivisionError\"", "they raise InputError (a `ValueError`), not "
+               "a `ZeroDivisionError`", "no nnbook error class derives from ZeroDivisionError"),
     # -- tensors -----------------------------------------------------------------------
     Difference("tensors", "`torch.empty`, `empty_like` and the legacy `torch.Tensor(2, 3)` "
                "return uninitialised memory", "they return zeros",
@@ -69,20 +82,84 @@ DIFFERENCES = [
     Difference("tensors", "`torch.bfloat16` tensors exist", "the name exists (and "
                "`nb.finfo(nb.bfloat16)`), but a bfloat16 tensor raises DTypeError",
                "numpy has no bfloat16"),
-    Difference("tensors", "shape mistakes raise `RuntimeError`", "they raise "
-               "`nb.ShapeError`, a `ValueError` (every nnbook error is an `nb.NnbookError` "
-               "and the builtin a Python user would catch)", "`except ValueError` catches a "
-               "wrong shape; `except RuntimeError` written for PyTorch does not"),
+    Difference("tensors", "every argument can be given by its documented name, also sizes "
+               "given as several numbers: `x.view(size=(4, 3))`, `x.permute(dims=(1, 0))`, "
+               "`torch.reshape(x, shape=...)`, `x.expand(size=...)`, `x.repeat(repeats=...)`, "
+               "`torch.flip(x, dims=...)`, `torch.dot(x, tensor=y)`", "those take their "
+               "sizes (and `dot` its second vector) by position only; every other argument, "
+               "`input=` included, has PyTorch's name", "sizes are written as numbers in "
+               "lessons; the keyword forms are rare"),
+    # -- maths -------------------------------------------------------------------------
+    Difference("maths", "`a // b` on floats is recorded, but its backward raises "
+               "\"derivative for floor_divide is not implemented\"", "both inputs get the "
+               "gradient 0", "floor(a / b) is a staircase, flat almost everywhere; 0 is its "
+               "derivative, and what PyTorch gives for `torch.floor(a / b)`"),
+    Difference("maths", "the backward of `2.0 % x` raises \"derivative for remainder is not "
+               "implemented\"", "x gets the gradient -floor(2.0 / x), the rule of "
+               "`tensor % tensor`", "one rule for one op, whichever side the number is on"),
+    Difference("maths", "a float16 tensor `*` or `/` a Python float keeps the number in "
+               "float32 (`float16 * 70000.0` can be finite, `0 * 1e10` is 0); `+ - // %` and "
+               "comparisons convert it to float16 first", "every op converts the number to "
+               "the tensor's dtype first (so those give inf and NaN); numbers within "
+               "float16's range differ by one rounding at most", "one conversion rule for "
+               "every op; PyTorch's differs from kernel to kernel"),
+    Difference("maths", "`x ** 0.5` is sqrt(x) and `x ** -0.5` is 1 / sqrt(x) only for a "
+               "Python-number exponent", "any one-element exponent 0.5 and any 0-d exponent "
+               "-0.5 are taken so (numpy's rule): with such a tensor exponent `(-inf) ** "
+               "0.5` is NaN, not inf, and `(-0.0) ** 0.5` is -0.0, not 0.0 (`** -0.5`: NaN "
+               "for 0.0, -inf for inf); Python-number exponents agree", "numpy chooses sqrt "
+               "by the exponent's size, and the ops see arrays only"),
+    Difference("maths", "the sign of `maximum(0.0, -0.0)` and `minimum(0.0, -0.0)` depends on "
+               "the tensor's length (vectorised and scalar loops differ)", "the second "
+               "operand on such a tie, always (numpy's rule)", "PyTorch has no one rule to "
+               "follow here"),
+    Difference("maths", "`x % y` where x / y overflows (`1e30 % 1e-30` in float32) is NaN "
+               "or exact depending on the element's place", "the exact remainder (fmod "
+               "moved into y's sign)", "as for maximum: nnbook keeps the exact answer"),
+    Difference("maths", "`float_tensor + 2**70` raises OverflowError (a Python int beyond "
+               "int64)", "the number is converted to the tensor's float dtype; with an "
+               "integer tensor both refuse (nnbook: InputError)", "the number fits the "
+               "float dtype, so there is nothing to refuse"),
+    Difference("maths", "`lerp` and `einsum` refuse operands of different float dtypes",
+               "they promote them (float32 with float64 gives float64), as `+` does",
+               "one promotion rule for every op"),
+    Difference("maths", "`var`/`std` with no degrees of freedom left (one element, "
+               "`correction=1`) warn and give NaN", "they give NaN without a warning",
+               "the NaN already says it; a warning in every such step floods a notebook"),
+    Difference("maths", "the order of equal values from `sort` (unless `stable=True`) and "
+               "`topk` is unspecified", "`sort` is always stable and `topk` takes the first "
+               "of equal values", "the same input gives the same indices everywhere"),
+    Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
+               "tensor that requires grad records an op whose backward cannot run",
+               "`unique` always sorts, and its result never requires grad",
+               "one order to explain; a gradient that fails later is worse than none"),
+    Difference("maths", "`x.diagonal()` is a view: writing into it changes x",
+               "it returns a copy; write a diagonal with `x[range(n), range(n)] = v`",
+               "every view needs a rule for writing back through it in autograd; nnbook's "
+               "views are those of slicing and reshaping"),
+    Difference("maths", "`erf` runs vectorised in C++", "`erf` is Python's exact `math.erf`, "
+               "element by element: right to the last digit, and slow on large tensors",
+               "numpy has no erf"),
+    Difference("maths", "`scatter(reduce='add')` (deprecated) and `norm(p='nuc')` compute",
+               "both are refused with an InputError that names the alternative "
+               "(`scatter_add`; a numeric p)", "`scatter_add` says what it does; the nuclear "
+               "norm needs singular values nnbook does not compute"),
+    Difference("maths", "`out=` writes a result into an existing tensor", "`nb.add`, `sub`, "
+               "`mul`, `div`, `true_divide`, `cat`, `stack`, `hstack`, `vstack`, `zeros`, "
+               "`ones`, `empty`, `full`, `rand` and `randn` refuse `out=` (InputError); use "
+               "the returned tensor", "results are new tensors, so the graph stays easy to "
+               "follow; ignoring `out=` would leave the tensor given with its old values"),
     # -- autograd ----------------------------------------------------------------------
     Difference("autograd", "`backward(create_graph=True)` records the backward for second "
                "derivatives", "it raises BackwardError: no second derivatives",
                "backward rules compute with numpy and record no graph, so a student reads "
                "each one on one screen"),
-    Difference("autograd", "after an in-place write through one view of a recorded tensor, "
-               "another view of it taken before the write gets a new history",
-               "using that older view in backward raises a version error; take the view "
-               "again after the write", "nnbook updates the history of the view written "
-               "through and of its base only"),
+    Difference("autograd", "a view whose base is changed in place after the view was taken "
+               "gets its history regenerated, so its backward still runs (also where only "
+               "shapes are needed); another view of a recorded tensor written through "
+               "does too", "using such an older view in backward raises a version error; "
+               "take the view again after the write", "nnbook updates the history of the "
+               "view written through and of its base only"),
     Difference("autograd", "a version-counter error names the op; "
                "`set_detect_anomaly(True)` adds the forward traceback",
                "the error names the op and its saved tensor; under `nb.detect_anomaly()` it "
@@ -127,10 +204,64 @@ DIFFERENCES = [
     Difference("optimizers", "`step()` skips parameters without a gradient silently",
                "it also warns once, naming them (UnusedParameterWarning)", "a parameter that "
                "never gets a gradient is usually not used in forward"),
-    Difference("optimizers", "`lr=inf` and a negative `dampening` are accepted; a gradient "
-               "of the wrong shape is refused when assigned", "both are refused; `step()` "
-               "checks every gradient's shape and dtype before it changes any parameter",
-               "a step updates all parameters or none"),
+    Difference("optimizers", "settings that can only be mistakes are accepted: `lr`, "
+               "`weight_decay` or `eps` of inf or NaN, `eps=0`, a negative `dampening`, a "
+               "flag such as `nesterov` that is not a bool, a number given as a string",
+               "they are refused when the optimizer is built, as are `momentum >= 1` and "
+               "RMSprop's `alpha > 1`; `lr` must be a number, not a Tensor", "`eps=0` gives "
+               "0 / 0 = NaN wherever the gradients are zero; the others never train"),
+    Difference("optimizers", "a gradient of the wrong shape or dtype is refused when "
+               "assigned to `p.grad`", "`p.grad` is a plain attribute; `step()` checks every "
+               "gradient before it changes any parameter", "a step updates all parameters "
+               "or none"),
+    Difference("optimizers", "`foreach` and `fused` choose among implementations; "
+               "`capturable` and `differentiable` change how a step runs",
+               "`foreach` and `fused` are accepted and change nothing (there is one "
+               "implementation); `capturable=True` and `differentiable=True` are refused; "
+               "none of them is kept in `param_groups`", "nnbook runs on the CPU and never "
+               "records an update in the graph"),
+    Difference("optimizers", "a parameter group keeps any key given to it", "it accepts only "
+               "the optimizer's settings and the keys schedulers add (`initial_lr`, "
+               "`max_lr`, `min_lr`, `max_momentum`, `base_momentum`)", "a misspelt setting "
+               "is an error rather than a silently unused key"),
+    Difference("optimizers", "`optimizer.state_dict()` shares its tensors with the optimizer "
+               "and loads into any optimizer", "its tensors are copies and it holds `'kind': "
+               "'Adam'`; loading into another kind is refused, and the whole dict is checked "
+               "before anything changes", "a saved state cannot change under you, and a "
+               "wrong file changes nothing"),
+    Difference("optimizers", "Adagrad fills `sum` from the constructor's "
+               "`initial_accumulator_value` for every group", "each group's own "
+               "`initial_accumulator_value` is used", "a setting given to a group applies "
+               "to that group"),
+    Difference("optimizers", "an update changes `optimizer.state[p]` tensors in place, "
+               "counting a version each time", "`state[p]` holds Tensors as in PyTorch; the "
+               "update writes their memory directly and their version counters do not "
+               "move (the parameters' do)", "each update reads as the maths of its "
+               "docstring, on plain arrays"),
+    # -- schedulers --------------------------------------------------------------------
+    Difference("schedulers", "`gamma <= 0`, `step_size`, `T_max` or `total_iters` below 1, a "
+               "lambda that is not a function, `ConstantLR(factor=0)`, a `OneCycleLR` phase "
+               "without steps or `ReduceLROnPlateau(factor <= 0)` are accepted or fail later",
+               "they are refused when the scheduler is built; a rate a schedule computes "
+               "must be a finite number >= 0 (a lambda returning -0.1 or None is refused at "
+               "that step)", "the mistake shows on the line that made it, not as a NaN "
+               "epochs later"),
+    Difference("schedulers", "a scheduler around something that is not an optimizer raises "
+               "TypeError; resuming with `last_epoch >= 0` on groups without `'initial_lr'` "
+               "raises KeyError", "ArgumentError (a TypeError) and InputError (a ValueError), "
+               "with hints", "every nnbook error has the four parts"),
+    Difference("schedulers", "`scheduler.step()` before `optimizer.step()`, `step(epoch)` and "
+               "`get_lr()` outside `step()` give a UserWarning", "a SchedulerWarning (a "
+               "UserWarning) that points at your line; CosineAnnealingWarmRestarts warns "
+               "about the order too", "the warning names the line to change"),
+    Difference("schedulers", "`state_dict()` keeps entries that are None, and a lambda that "
+               "is a callable object as its `__dict__` in a list with None for plain "
+               "functions", "entries that are None are left out, and such a lambda is "
+               "saved as {group: its attributes}; both layouts load, after every entry is "
+               "checked", "`nb.save` stores numbers and strings, never pickled objects"),
+    Difference("schedulers", "`OneCycleLR(pct_start=...)` wants a float", "any number in "
+               "[0, 1] (`pct_start=0` or `1` too)", "an int that is a valid fraction is "
+               "not a mistake"),
     # -- saving ------------------------------------------------------------------------
     Difference("saving", "`torch.save` pickles any object (a whole model too); "
                "`torch.load` unpickles", "`nb.save` writes state dicts (nested dicts of "

@@ -22,6 +22,17 @@ from .tensor import Tensor, _wrap, apply
 from .ops import shape as shape_ops
 
 
+def no_out(name, out, args="..."):
+    """``out=`` writes a result into an existing tensor in PyTorch.  Here every result is a
+    new tensor, so ``out=`` is refused rather than ignored (the tensor given would silently
+    keep its old values)."""
+    if out is not None:
+        raise InputError(message(
+            f"out= is not supported: nnbook's {name} returns a new tensor.", where=f"nb.{name}",
+            hint=f"assign the result instead: y = nb.{name}({args}), or write it into y with "
+            f"y.copy_(nb.{name}({args}))."))
+
+
 def _finish(array, requires_grad, where) -> Tensor:
     t = _wrap(array)
     if requires_grad:
@@ -92,12 +103,14 @@ def _is_number(value) -> bool:
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           **kwargs) -> Tensor:
+    no_out("zeros", out)
     return _filled("nb.zeros", size, kwargs.pop("size", None), None, dtype or
                    dtypes.default_float(), device, requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          **kwargs) -> Tensor:
+    no_out("ones", out)
     return _filled("nb.ones", size, kwargs.pop("size", None), 1, dtype or
                    dtypes.default_float(), device, requires_grad)
 
@@ -105,12 +118,14 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           **kwargs) -> Tensor:
     """Uninitialised in PyTorch; zeros here, so a forgotten fill shows as zeros, not noise."""
+    no_out("empty", out)
     return _filled("nb.empty", size, kwargs.pop("size", None), None, dtype or
                    dtypes.default_float(), device, requires_grad)
 
 
 def full(size, fill_value, out=None, dtype=None, layout=None, device=None,
          requires_grad=False) -> Tensor:
+    no_out("full", out)
     if not isinstance(size, (tuple, list)):
         size = (size,)
     return _filled("nb.full", tuple(size), None, fill_value, dtype, device, requires_grad)
@@ -209,6 +224,7 @@ def _random(where, args, size, draw, dtype, device, requires_grad, generator) ->
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, **kwargs) -> Tensor:
     """Samples of the standard normal distribution N(0, 1)."""
+    no_out("randn", out)
     return _random("nb.randn", size, kwargs.pop("size", None),
                    lambda rng, s: rng.standard_normal(s), dtype, device, requires_grad,
                    generator)
@@ -217,6 +233,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, **kwargs) -> Tensor:
     """Samples of the uniform distribution on [0, 1)."""
+    no_out("rand", out)
     return _random("nb.rand", size, kwargs.pop("size", None), lambda rng, s: rng.random(s),
                    dtype, device, requires_grad, generator)
 
@@ -332,6 +349,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
 
 def cat(tensors, dim=0, *, axis=None, out=None) -> Tensor:
     """Join tensors along an existing dimension (dtypes promote as in PyTorch)."""
+    no_out("cat", out)
     dim = axis if axis is not None else dim
     tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
     if not tensors:
@@ -355,6 +373,7 @@ class _AsDimensioned:
 
 def stack(tensors, dim=0, *, out=None) -> Tensor:
     """Join tensors along a new dimension."""
+    no_out("stack", out)
     tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
     if not tensors:
         raise InputError(message("stack needs at least one tensor.", where="nb.stack",
@@ -367,3 +386,22 @@ def stack(tensors, dim=0, *, out=None) -> Tensor:
             "with different sizes use nb.cat."))
     d = shape_ops.checked_dim(dim, tensors[0].ndim + 1, "nb.stack")
     return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    """Join side by side: 1-d tensors end to end (dim 0), others along dim 1 (columns);
+    a 0-d tensor counts as 1-d."""
+    no_out("hstack", out)
+    tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    """Join as rows (dim 0): a 1-d tensor of n values is one row (1, n), a 0-d one (1, 1)."""
+    no_out("vstack", out)
+    tensors = [t if isinstance(t, Tensor) else tensor(t) for t in tensors]
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+row_stack = vstack

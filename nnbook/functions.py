@@ -3,7 +3,8 @@
 Each is the method of the same name (defined once, in ``nnbook/methods``), called on
 its first argument, so ``nb.exp(x)`` and ``x.exp()`` can never disagree.  The few
 functions that are not methods (``nb.where``, ``nb.einsum``, ``nb.meshgrid``...) are
-below.
+below, and so are ``nb.add``, ``nb.sub``, ``nb.mul`` and ``nb.div``, whose first argument
+may also be a Python number (``nb.sub(1, x)``).
 """
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import numpy as np
 
 from . import dtypes
 from .errors import InputError, ShapeError, fmt_shape, message
+from .creation import no_out
+from .methods.maths import quotient, scaled
 from .ops import einsum as einsum_ops
+from .ops import elementwise as ew
 from .ops import ternary
-from .tensor import Tensor, _as, _wrap, apply
+from .tensor import Tensor, _as, _binary, _wrap, apply
 
 
 def _method(name):
@@ -27,7 +31,8 @@ def _method(name):
 
 
 METHODS = (
-    "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "clamp", "clip",
+    "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "softmax", "log_softmax", "abs", "clamp",
+    "clip",
     "sum", "mean", "max", "argmax", "all", "any",
     "reshape", "flatten", "permute", "transpose", "matmul", "squeeze", "unsqueeze", "t",
     # elementwise maths (methods/maths.py)
@@ -43,7 +48,7 @@ METHODS = (
     "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "isclose", "allclose", "equal", "isnan", "isinf", "isfinite",
     "isposinf", "isneginf", "signbit", "logical_not", "logical_and", "logical_or",
-    "logical_xor",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     # selection (methods/selection.py)
     "gather", "scatter", "scatter_add", "index_select", "index_fill", "take_along_dim",
     "masked_fill", "masked_select", "sort", "argsort", "topk", "nonzero", "argwhere",
@@ -57,6 +62,44 @@ METHODS = (
 )
 
 globals().update({name: _method(name) for name in METHODS})
+
+
+def add(input, other, *, alpha=1, out=None):
+    """input + alpha * other."""
+    _no_out("add", out)
+    return _binary(ew.Add(), input, scaled(input, other, alpha, "nb.add"))
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """input - alpha * other."""
+    _no_out("sub", out)
+    return _binary(ew.Sub(), input, scaled(input, other, alpha, "nb.sub"))
+
+
+def mul(input, other, *, out=None):
+    """input * other."""
+    _no_out("mul", out)
+    return _binary(ew.Mul(), input, other)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """input / other; ``rounding_mode='trunc'`` rounds the quotient toward zero, ``'floor'``
+    down (as //)."""
+    _no_out("div", out)
+    return quotient(_binary, input, other, rounding_mode, "nb.div")
+
+
+def true_divide(input, other, *, out=None):
+    """input / other."""
+    _no_out("true_divide", out)
+    return _binary(ew.Div(), input, other)
+
+
+subtract, multiply, divide = sub, mul, div
+
+
+def _no_out(name, out):
+    no_out(name, out, "a, b")
 
 
 def pow(input, exponent):
@@ -152,5 +195,6 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
             input.mean(dim, keepdim))
 
 
-__all__ = list(METHODS) + ["pow", "where", "einsum", "broadcast_shapes", "broadcast_tensors",
-                           "meshgrid", "cdist", "std_mean", "var_mean"]
+__all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract", "multiply",
+                           "divide", "pow", "where", "einsum", "broadcast_shapes",
+                           "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean"]

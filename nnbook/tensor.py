@@ -604,7 +604,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
     def __ge__(self, other):
         return _binary(ew.Compare("ge"), self, other)
 
-    add, sub, mul, div, matmul, pow = __add__, __sub__, __mul__, __truediv__, __matmul__, __pow__
+    matmul, pow = __matmul__, __pow__  # (add, sub, mul, div: methods/maths.py, with alpha=)
     floor_divide, remainder = __floordiv__, __mod__
 
     # -- indexing ----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Comparisons and tests as tensor methods: ``eq``, ``lt``..., ``isclose``, ``isnan``...
+"""Comparisons and tests as tensor methods: ``eq``, ``lt``..., ``isclose``, ``isnan``...,
+and the operators that combine masks: ``&``, ``|``, ``^``, ``~`` (bitwise on integers).
 
 Each gives a boolean tensor (no gradient); ``allclose`` and ``equal`` give one Python
 bool for the whole tensor.
@@ -79,3 +80,36 @@ class Comparisons:
 
     def logical_xor(self, other):
         return self._binary(logical.Logical("logical_xor"), other)
+
+    # -- combining masks (and bits): &, |, ^, ~ ----------------------------------------
+    def bitwise_and(self, other):
+        return self._binary(logical.Bitwise("bitwise_and"), other)
+
+    def bitwise_or(self, other):
+        return self._binary(logical.Bitwise("bitwise_or"), other)
+
+    def bitwise_xor(self, other):
+        return self._binary(logical.Bitwise("bitwise_xor"), other)
+
+    def bitwise_not(self):
+        return self._op(logical.BitwiseNot(), self)
+
+    __and__, __or__, __xor__, __invert__ = bitwise_and, bitwise_or, bitwise_xor, bitwise_not
+
+    def __rand__(self, other):
+        return self._binary(logical.Bitwise("bitwise_and"), other)
+
+    def __ror__(self, other):
+        return self._binary(logical.Bitwise("bitwise_or"), other)
+
+    def __rxor__(self, other):
+        return self._binary(logical.Bitwise("bitwise_xor"), other)
+
+    def __iand__(self, other):
+        return self._write(logical.Bitwise("bitwise_and"), other, name="&=")
+
+    def __ior__(self, other):
+        return self._write(logical.Bitwise("bitwise_or"), other, name="|=")
+
+    def __ixor__(self, other):
+        return self._write(logical.Bitwise("bitwise_xor"), other, name="^=")

@@ -1,21 +1,89 @@
 """Elementwise maths as tensor methods: each builds one op of ``nnbook/ops`` (elementwise,
-trig, explog, rounding, ternary).
+trig, explog, rounding, ternary); and ``add``, ``sub``, ``mul``, ``div`` by name, with
+PyTorch's ``alpha=`` and ``rounding_mode=`` (the operators ``+ - * /`` are in tensor.py).
 
 Maths on integers or booleans (``exp``, ``sin``, ...) computes in the default float dtype,
 as in PyTorch; rounding, ``abs``, ``sign``, ``square`` and ``neg`` keep integers integers.
 """
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from .. import dtypes
+from ..errors import InputError, message
 from ..ops import elementwise as ew
-from ..ops import explog, rounding, ternary, trig
+from ..ops import explog, rounding, softmax, ternary, trig
 from .operands import promoted
+
+
+def scaled(a, b, alpha, where):
+    """alpha * b, the second operand of ``add`` and ``sub``; ``alpha`` is checked against the
+    dtype of a and b as PyTorch checks it (a fraction cannot scale integers)."""
+    dtype = dtypes.result_type(a, b)
+    is_bool = isinstance(alpha, (bool, np.bool_))
+    if dtype.kind in "iub" and not is_bool and not isinstance(alpha, numbers.Integral):
+        raise InputError(message(
+            f"alpha={alpha!r} cannot scale {dtype.name} operands: for integers alpha must be "
+            "an integer (as in PyTorch).", where=where,
+            hint="make an operand floating point first (x.float()), or give an int alpha."))
+    if is_bool and dtype.kind != "b":
+        raise InputError(message(
+            f"alpha={alpha!r} is a bool, which only scales bool operands (as in PyTorch).",
+            where=where, hint="give a number: alpha=1 or alpha=0."))
+    if dtype.kind == "b":  # True + alpha * True stays a bool: alpha only says whether b counts
+        return b if alpha else b & False
+    return b if alpha == 1 else b * alpha
+
+
+def quotient(binary, a, b, rounding_mode, where):
+    """a / b, rounded as ``rounding_mode`` says: None (true division), 'trunc' (toward zero)
+    or 'floor' (down, as //).  ``binary(op, a, b)`` runs an op on a and b (a may be a number).
+
+    A rounded quotient is a staircase: its derivative is 0 (PyTorch gives 0 too)."""
+    if rounding_mode is None:
+        return binary(ew.Div(), a, b)
+    if rounding_mode == "floor":
+        return binary(ew.FloorDiv(), a, b)
+    if rounding_mode != "trunc":
+        raise InputError(message(
+            f"rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}.",
+            where=where, hint="'trunc' rounds toward zero (C's integer division), 'floor' "
+            "rounds down (Python's //), None divides exactly."))
+    if dtypes.result_type(a, b).kind == "f":
+        return binary(ew.Div(), a, b).trunc()
+    # integers: floor(a / b) is trunc(a / b) - 1 where the quotient is negative and inexact
+    floor = binary(ew.FloorDiv(), a, b)
+    return floor + ((floor * b != a) & (floor < 0))
 
 
 class Maths:
     """Tensor methods for elementwise functions (``x.exp()``, ``x.clamp(0, 1)``)."""
 
     __slots__ = ()
+
+    # -- arithmetic by name ---------------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        """self + alpha * other."""
+        return self._binary(ew.Add(), scaled(self, other, alpha, "Tensor.add"))
+
+    def sub(self, other, *, alpha=1):
+        """self - alpha * other."""
+        return self._binary(ew.Sub(), scaled(self, other, alpha, "Tensor.sub"))
+
+    def mul(self, other):
+        return self._binary(ew.Mul(), other)
+
+    def div(self, other, *, rounding_mode=None):
+        """self / other; ``rounding_mode='trunc'`` or ``'floor'`` rounds the quotient."""
+        return quotient(lambda op, a, b: a._binary(op, b), self, other, rounding_mode,
+                        "Tensor.div")
+
+    def true_divide(self, other):
+        return self._binary(ew.Div(), other)
+
+    subtract, multiply, divide = sub, mul, div
 
     # -- exponentials, logarithms, powers ------------------------------------------------
     def exp(self):
@@ -106,6 +174,16 @@ class Maths:
 
     def relu(self):
         return self._op(ew.Relu(), self)
+
+    def softmax(self, dim, dtype=None):
+        """exp(x) / sum(exp(x)) along ``dim`` (``dtype``: convert first)."""
+        x = self if dtype is None else self.to(dtype)
+        return self._op(softmax.Softmax(dim), x)
+
+    def log_softmax(self, dim, dtype=None):
+        """x - logsumexp(x) along ``dim``."""
+        x = self if dtype is None else self.to(dtype)
+        return self._op(softmax.LogSoftmax(dim), x)
 
     # -- sign, magnitude and rounding -------------------------------------------------------
     def abs(self):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InputError, ShapeError, fmt_shape
 from ..ops.base import channels_hint
+from ..ops.class_targets import OneHot
 from ..ops.dropout import Dropout
 from ..ops.explog import Softplus
 from ..ops.linalg import Linear
@@ -47,7 +48,7 @@ from .functional_norms import embedding, group_norm, layer_norm, one_hot
 __all__ = [
     "linear", "bilinear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
-    "mse_loss", "dropout", "pad", "softplus",
+    "mse_loss", "dropout", "pad", "softplus", "one_hot",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
                 functional_dropout, functional_losses, functional_norms):
@@ -383,3 +384,20 @@ def _border_positions(pos, size, mode, before, after):
               f"({before}, {after}) for a dimension of size {size}.",
               hint="circular padding wraps around once at most.")
     return pos % size
+
+
+# ---------------------------------------------------------------------------
+# Class labels
+# ---------------------------------------------------------------------------
+
+def one_hot(tensor, num_classes=-1):
+    """Class indices (int64) as rows of zeros with a 1 at each index: shape
+    ``(*tensor.shape, num_classes)``, int64.  ``num_classes=-1`` counts the classes from
+    the largest label."""
+    labels = _data("one_hot", "tensor", tensor)
+    if num_classes == -1 and labels._array.dtype == np.int64:
+        if labels.numel() == 0:
+            _fail("one_hot", "cannot count the classes of an empty tensor of labels.",
+                  hint="give num_classes: F.one_hot(y, num_classes=10).")
+        num_classes = max(int(labels._array.max()) + 1, 0)  # a negative label fails in the op
+    return apply(OneHot(num_classes), labels)

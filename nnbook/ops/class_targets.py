@@ -1,7 +1,8 @@
 """Class scores against class labels: what nll_loss and cross_entropy check and share.
 
 Scores are (N, C), (N, C, d1, ...) or the scores of one sample (C,); targets hold
-class indices (N,), (N, d1, ...) or () respectively.  Internally a single sample is
+class indices (N,), (N, d1, ...) or () respectively (``OneHot``, at the end, turns such
+indices into rows of zeros and ones).  Internally a single sample is
 made a batch of one.  Most of this file is the messages a wrong label gets: a
 one-hot target, labels that count from 1, a batch sliced differently from its labels.
 """
@@ -12,7 +13,7 @@ import numbers
 import numpy as np
 
 from ..errors import DimError, DTypeError, InputError, fmt_shape
-from .base import Op, check_float
+from .base import Op, check_float, is_int
 
 
 class ClassLoss(Op):
@@ -171,3 +172,50 @@ class ClassLoss(Op):
                     f"(now {self.ignore_index}); pass ignore_index={value} to skip them.")
         return (f"the scores have {classes} classes, so labels must lie in 0..{classes - 1}; "
                 f"widen the last layer to at least {largest + 1} outputs or fix the labels.")
+
+
+class OneHot(Op):
+    """Class indices as rows of zeros with a 1 at each index (F.one_hot): an int64 tensor
+    with one more dimension, of size ``num_classes``."""
+
+    name = "one_hot"
+
+    def __init__(self, num_classes):
+        if not is_int(num_classes) or num_classes < -1:
+            self.fail(f"num_classes must be an int >= 0 (or -1), got {num_classes!r}.",
+                      cls=InputError,
+                      hint="give the number of classes, e.g. F.one_hot(y, num_classes=10); "
+                      "-1 counts them from the largest label.")
+        self.num_classes = int(num_classes)
+
+    def infer(self, labels):
+        if np.dtype(labels.dtype) != np.int64:
+            self.fail(f"expects class indices of dtype int64, got {np.dtype(labels.dtype).name} "
+                      "(as in PyTorch).", cls=DTypeError,
+                      values=f"labels {fmt_shape(labels.shape)} {np.dtype(labels.dtype).name}",
+                      hint="convert them first: F.one_hot(y.long(), num_classes).")
+        if self.num_classes == -1:  # F.one_hot counts them from the data; a spec has none
+            self.fail("num_classes=-1 counts the classes from the labels' values, which a "
+                      "shape-only pass does not have.", cls=InputError,
+                      hint="give num_classes: F.one_hot(y, num_classes=10).")
+        return (*labels.shape, self.num_classes)
+
+    def out_dtype(self, labels):
+        return np.dtype(np.int64)
+
+    def forward(self, labels):
+        if labels.size and labels.min() < 0:
+            self.fail("class indices must not be negative.", cls=InputError,
+                      values=f"smallest label {labels.min()}",
+                      hint="labels count from 0: shift them (y - y.min()) or map them.")
+        if labels.size and labels.max() >= self.num_classes:
+            self.fail(f"class indices must be smaller than num_classes={self.num_classes}.",
+                      cls=InputError, values=f"largest label {labels.max()}",
+                      hint=f"num_classes must be at least {labels.max() + 1} (or -1 to count "
+                      "from the largest label).")
+        out = np.zeros((*labels.shape, self.num_classes), dtype=np.int64)
+        np.put_along_axis(out, labels[..., None], 1, axis=-1)
+        return out
+
+    def backward(self, grad_out):  # indices carry no gradient
+        return (None,)

@@ -1,6 +1,7 @@
-"""Ops that answer yes or no, element by element: isnan, isclose, logical_and...
+"""Ops that answer yes or no, element by element: isnan, isclose, logical_and...; and the
+bitwise ops (&, |, ^, ~), which combine such answers (and the bits of integers).
 
-Their results are booleans, which carry no gradient (``==`` and ``<`` are in
+Their results are booleans or integers, which carry no gradient (``==`` and ``<`` are in
 ops/elementwise.py as Compare).
 """
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DTypeError
-from .elementwise import Binary, Unary
+from .elementwise import Binary, Unary, _operands
 
 
 class Predicate(Unary):
@@ -82,3 +83,57 @@ class IsClose(Binary):
 
     def backward(self, grad_out):
         return None, None
+
+
+class Bitwise(Binary):
+    """a & b, a | b, a ^ b: bit by bit on integers; on booleans that is and, or, xor (the
+    way masks are combined: ``(x > 0) & (x < 1)``).  Floats have no bits to combine."""
+
+    FUNCTIONS = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+                 "bitwise_xor": np.bitwise_xor}
+    SYMBOLS = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.ufunc = self.FUNCTIONS[kind]  # x &= y outside the graph runs straight into x
+
+    @property
+    def name(self):
+        return self.kind
+
+    def check_operands(self, a, b, dtype):
+        if dtype.kind not in "iub":
+            symbol = self.SYMBOLS[self.kind]
+            self.fail(f"{symbol} ({self.kind}) takes integer or bool tensors, not "
+                      f"{dtype.name} (as in PyTorch).", cls=DTypeError,
+                      values=_operands(a, b),
+                      hint=f"to combine conditions, bracket each one: (x > 0) {symbol} (x < 1) "
+                      f"({symbol} binds tighter than > and <, so x > 0 {symbol} x < 1 "
+                      f"computes 0 {symbol} x first); for bits convert first: x.long().")
+
+    def forward(self, a, b):
+        return self.ufunc(a, b)
+
+    def backward(self, grad_out):  # bits and masks carry no gradient
+        return None, None
+
+
+class BitwiseNot(Unary):
+    """~x: every bit flipped; on booleans, not (``~mask`` selects the other elements)."""
+
+    name = "bitwise_not"
+
+    def infer(self, x):
+        if np.dtype(x.dtype).kind not in "iub":
+            self.fail(f"~ (bitwise_not) takes an integer or bool tensor, not "
+                      f"{np.dtype(x.dtype).name} (as in PyTorch).", cls=DTypeError,
+                      hint="to flip a condition compare the other way (x <= 0), or use "
+                      "~(x > 0); for bits convert first: ~x.long().")
+        return x.shape
+
+    def forward(self, x):
+        return np.invert(x)
+
+    def backward(self, grad_out):
+        return (None,)
+

@@ -11,29 +11,11 @@ stand in for ``import torch.optim as optim``.
 
 Each optimizer's file gives its update rule as maths, in its docstring.
 
-Where nnbook differs from PyTorch, on purpose:
-
-- Settings are refused where they can only be a mistake, also where PyTorch accepts them:
-  lr, weight_decay or eps of inf or nan, eps = 0 (0 / 0 = nan wherever the gradients were
-  all zero), momentum >= 1, RMSprop's alpha > 1, a negative dampening, a flag such as
-  nesterov that is not True or False, a string where a number goes (an ArgumentError).
-- ``foreach`` and ``fused`` choose among PyTorch's implementations; nnbook has one, the
-  same maths, so they are accepted, change nothing, and are not kept in ``param_groups``
-  (nor are ``capturable`` and ``differentiable``, which are refused when True: nnbook runs
-  on the CPU and never records an update in the graph).  ``lr`` must be a number, not a
-  Tensor.
-- A parameter group accepts only the optimizer's settings and the keys that schedulers
-  add (``initial_lr``, ``max_lr``, ``min_lr``, ``max_momentum``, ``base_momentum``): a
-  misspelt setting is an error rather than a silently unused key.
-- ``state_dict()`` adds ``'kind': 'Adam'`` and refuses to load into another kind; its
-  Tensors are copies (PyTorch's share memory with the optimizer).  Loading checks the
-  whole dict before changing anything.
-- Adagrad fills ``sum`` from each group's ``initial_accumulator_value``; PyTorch uses the
-  constructor's value for every group.
-- A step with a bad gradient (wrong shape or dtype) is refused before any parameter
-  changes; a step names, once, the parameters that received no gradient.
-- ``optimizer.state[p]`` entries are Tensors, as in PyTorch; the update changes their
-  memory directly, so their version counters do not move (the parameters' do).
+Where nnbook differs from PyTorch (settings refused where they can only be a mistake,
+``foreach``/``fused`` accepted and ignored, strict parameter groups, state dicts that are
+copies and name their kind, Adagrad's per-group accumulator, steps that check every
+gradient first), and why: the "optimizers" rows of the table in ``nnbook/compat.py``,
+shown in docs/pytorch.md.
 """
 from . import lr_scheduler
 from .adadelta import Adadelta

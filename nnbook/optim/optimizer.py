@@ -8,11 +8,10 @@ model never used: their gradients were silently zero and nothing learned.  Here
 backward, once.
 
 A step either updates every parameter or none: all gradients are checked (shape,
-dtype) before the first parameter changes.  Settings are refused where PyTorch refuses
-them (negative values, betas outside [0, 1)) and, deliberately unlike PyTorch, also
-when they are inf (PyTorch accepts lr=inf) or a negative dampening (PyTorch does not
-check it).  PyTorch refuses assigning a gradient of the wrong shape or dtype at once;
-nnbook's ``p.grad`` is a plain attribute, so ``step()`` checks it.
+dtype) before the first parameter changes (``p.grad`` is a plain attribute, so ``step()``
+is where a wrong one is found).  Settings are refused where PyTorch refuses them and also
+where they can only be a mistake; the "optimizers" rows of ``nnbook/compat.py`` list every
+difference from PyTorch.
 
 State: ``optimizer.state[p]`` is a dict of Tensors, as in PyTorch (``state[p]['exp_avg']``,
 and ``state[p]['step']``, a 0-d float tensor).  Each subclass's ``_update`` sees the same

@@ -316,6 +316,30 @@ IN_PLACE = [
             InputError, "add_", r"read-only", r"x\.clone\(\)"),
 ]
 
+ARITHMETIC = [
+    mistake("two conditions joined by & without brackets", lambda: nb.randn(3, 5),
+            lambda x: x > 0 & x < 1,
+            DTypeError, "bitwise_and", r"integer or bool tensors, not float32.*the number 0",
+            r"\(x > 0\) & \(x < 1\).*binds tighter"),
+    mistake("~ of a float tensor", lambda: nb.randn(3, 5), lambda x: ~x,
+            DTypeError, "bitwise_not", r"integer or bool tensor, not float32",
+            r"~\(x > 0\)"),
+    mistake("add with a fractional alpha on integers", lambda: nb.arange(5),
+            lambda x: nb.add(x, x, alpha=0.5),
+            InputError, "nb.add", r"alpha=0\.5 cannot scale int64", r"x\.float\(\)"),
+    mistake("div with an unknown rounding mode", lambda: nb.arange(5),
+            lambda x: x.div(2, rounding_mode="round"),
+            InputError, "Tensor.div", r"None, 'trunc' or 'floor', got 'round'",
+            r"'trunc' rounds toward zero"),
+    mistake("add with out=", lambda: nb.arange(5), lambda x: nb.add(x, 1, out=x),
+            InputError, "nb.add", r"out= is not supported", r"y = nb\.add\(a, b\)"),
+    mistake("cat with out= (which would otherwise keep its old values)",
+            lambda: nb.randn(3, 5), lambda x: nb.cat([x, x], out=nb.zeros(6, 5)),
+            InputError, "nb.cat", r"out= is not supported", r"y\.copy_\(nb\.cat\(\.\.\.\)\)"),
+    mistake("zeros with out=", lambda: nb.randn(3, 5), lambda x: nb.zeros(3, 5, out=x),
+            InputError, "nb.zeros", r"out= is not supported", r"y = nb\.zeros\(\.\.\.\)"),
+]
+
 AUTOGRAD = [
     mistake("backward of a non-scalar", graph, lambda xy: xy[1].backward(),
             BackwardError, "Tensor.backward", r"one element.*\(3, 5\)",
@@ -377,7 +401,8 @@ CUSTOM_BACKWARD = [
             r"FixedButWrong\.apply\(x, y\)"),
 ]
 
-MISTAKES = CREATION + CONVERSION + SHAPES + INDEXING + IN_PLACE + AUTOGRAD + CUSTOM_BACKWARD
+MISTAKES = (CREATION + CONVERSION + SHAPES + INDEXING + IN_PLACE + ARITHMETIC + AUTOGRAD
+            + CUSTOM_BACKWARD)
 
 
 @pytest.mark.parametrize("m", MISTAKES)

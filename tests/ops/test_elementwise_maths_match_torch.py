@@ -79,6 +79,27 @@ CASES = {
     "where_condition_only": ([bools(3, 7, 5)], lambda m, c: m.where(c)),
     "lerp_number": ([X, normal(7, 5)], lambda m, a, b: m.lerp(a, b, 0.3)),
     "lerp_tensor": ([X, normal(5), normal(7, 1)], lambda m, a, b, w: a.lerp(b, w)),
+    # arithmetic by name, with alpha= and rounding_mode=
+    "add_alpha": ([X, normal(5)], lambda m, x, y: m.add(x, y, alpha=-2.5)),
+    "add_method_alpha": ([X, normal(7, 1)], lambda m, x, y: x.add(y, alpha=3)),
+    "sub_alpha": ([X, normal(5)], lambda m, x, y: (m.sub(x, y, alpha=0.5), x.subtract(y))),
+    "sub_number_first": ([X], lambda m, x: m.sub(2.0, x, alpha=2)),
+    "add_ints_alpha": ([ints(-9, 9, 7, 5), ints(-9, 9, 5)],
+                       lambda m, a, b: (m.add(a, b, alpha=3), a.sub(2, alpha=-4))),
+    "add_bools_alpha": ([bools(7, 5), bools(5)],
+                        lambda m, p, q: (m.add(p, q, alpha=2), m.add(p, q, alpha=0))),
+    "mul_div": ([X, positive(5)], lambda m, x, y: (m.mul(x, y), x.multiply(2), m.div(x, y),
+                                                   x.divide(y), m.true_divide(x, y))),
+    "div_trunc": ([X, positive(7, 1)], lambda m, x, y: m.div(x * 5, y, rounding_mode="trunc")),
+    "div_floor": ([X, positive(5)], lambda m, x, y: x.mul(5).div(-y, rounding_mode="floor")),
+    "div_ints": ([ints(-50, 50, 7, 5), value(np.array([-7, -3, 2, 5, 9]))],
+                 lambda m, a, b: (m.div(a, b), m.div(a, b, rounding_mode="trunc"),
+                                  a.div(b, rounding_mode="floor"),
+                                  m.div(a, -4, rounding_mode="trunc"),
+                                  m.div(a.int(), 2.5, rounding_mode="trunc"))),
+    # softmax as a function and a method
+    "softmax": ([X], lambda m, x: (m.softmax(x, 1), x.softmax(dim=0), m.log_softmax(x, -1),
+                                   x.log_softmax(1))),
 }
 
 

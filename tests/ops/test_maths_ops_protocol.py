@@ -6,8 +6,8 @@ import pytest
 
 import nnbook as nb
 from nnbook import functions
-from nnbook.ops import (cumulative, einsum, explog, linalg, logical, rearrange, reduce,
-                        rounding, selection, statistics, ternary, trig)
+from nnbook.ops import (class_targets, cumulative, einsum, explog, linalg, logical, rearrange,
+                        reduce, rounding, selection, statistics, ternary, trig)
 from nnbook.ops.base import Spec
 
 F64, I64, B = np.float64, np.int64, np.bool_
@@ -58,6 +58,10 @@ OPS = [
     (lambda: logical.Predicate("isnan"), [X]),
     (lambda: logical.IsClose(), [X, ((5,), F64)]),
     (lambda: logical.Logical("logical_xor"), [((7, 5), B), ((5,), B)]),
+    (lambda: logical.Bitwise("bitwise_and"), [((7, 5), B), ((3, 1, 5), B)]),
+    (lambda: logical.Bitwise("bitwise_xor"), [((7, 5), I64), ((5,), I64)]),
+    (lambda: logical.BitwiseNot(), [((3, 7, 5), I64)]),
+    (lambda: class_targets.OneHot(3), [((7, 5), I64)]),
 ]
 
 

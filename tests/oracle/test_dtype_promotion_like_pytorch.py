@@ -49,7 +49,7 @@ def both(data):
 def as_nnbook_sees_it(number, tensor, symbol):
     """The number to give PyTorch so that it computes what nnbook computes.
 
-    One difference is deliberate (docs/pytorch_differences.txt): nnbook turns a Python
+    One difference is deliberate (nnbook/compat.py, "maths"): nnbook turns a Python
     number into the tensor's dtype first, and so does PyTorch, except that its float16 * and
     / keep the number in float32: float16 * 70000.0 can be finite there, inf here.  Numbers
     in float16's range differ by a rounding only, which the tolerance allows.

@@ -8,25 +8,9 @@ arguments, state dicts and trajectories (each rule is computed as PyTorch comput
 
 Each scheduler's docstring gives its rule as maths.
 
-Where nnbook differs from PyTorch, on purpose:
-
-- Arguments are checked when the scheduler is built, with a four-part error, also
-  where PyTorch checks nothing or fails later: a gamma <= 0, a step_size, T_max or
-  total_iters < 1, a lambda that is not a function, ConstantLR's factor=0 (PyTorch
-  divides by it), a OneCycleLR phase with no steps (PyTorch divides by zero in it),
-  ReduceLROnPlateau's factor <= 0.  A rate a schedule computes must be a finite
-  number >= 0 (a lambda returning -0.1 or None is refused at that step).
-- A scheduler needs an nnbook optimizer (an ArgumentError, PyTorch's TypeError);
-  resuming with last_epoch >= 0 on groups without 'initial_lr' is an InputError (a
-  ValueError; PyTorch raises a KeyError).
-- The misuses PyTorch warns about give a SchedulerWarning (a UserWarning) pointing
-  at your line: scheduler.step() before optimizer.step(), step(epoch), get_lr()
-  read outside step().  CosineAnnealingWarmRestarts warns about the order too.
-- state_dict() leaves out entries that are None (nb.save stores numbers and strings),
-  and saves a lambda that is a callable object as {group: its attributes} rather
-  than a list with None for plain functions; both layouts load.  load_state_dict
-  checks every entry (name, type, one value per group) before changing anything.
-- OneCycleLR's pct_start may be any number in [0, 1] (PyTorch wants a float).
+Where nnbook differs from PyTorch (arguments checked when the scheduler is built, its own
+error and warning classes, what state dicts keep), and why: the "schedulers" rows of the
+table in ``nnbook/compat.py``, shown in docs/pytorch.md.
 """
 from .base import LRScheduler, SchedulerWarning, _LRScheduler  # noqa: F401 (old tutorials)
 from .combine import ChainedScheduler, SequentialLR
