@@ -14,3 +14,7 @@ __all__ = [
     "Identity", "Linear", "LogSoftmax", "MaxPool2d", "MSELoss", "ModuleList", "NLLLoss",
     "ReLU", "Reshape", "Sequential", "Sigmoid", "Softmax", "Sum", "Tanh",
 ]
+from .recurrent import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
+
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
