@@ -70,7 +70,8 @@ class _CellBase(Module):
 
     gates = 1  # gate blocks stacked in weight_ih's rows
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, device, dtype):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None,
+                 dtype=None):
         super().__init__()
         cls = type(self).__name__
         check_device(cls, device)
