@@ -159,7 +159,7 @@ class LSTMCell(_CellBase):
         return lstm_step(input, state, *self._weights())
 
     def _state_lines(self, h: str) -> list:
-        return [f"c' = f*c + i*g {h};  h' = o*tanh(c') {h}"]
+        return [f"c' = f·c + i·g {h};  h' = o·tanh(c') {h}"]
 
 
 class GRUCell(_CellBase):
@@ -176,4 +176,4 @@ class GRUCell(_CellBase):
         return gru_step(input, h, *self._weights())
 
     def _state_lines(self, h: str) -> list:
-        return [f"h' = (1 - z)*n + z*h {h}"]
+        return [f"h' = (1 - z)·n + z·h {h}"]
