@@ -40,14 +40,14 @@ def test_backward_through_time_matches_numerical_derivatives(name, build, gates,
     args = inputs(rng, gates, states, bias)
     with nb.reference_ops():  # the reference op, not the kernel that replaces it
         assert type(build(reverse)) in (RNNSequence, LSTMSequence, GRUSequence)
-        assert nb.autograd.gradcheck(lambda *a: apply(build(reverse), *a), args)
+        assert nb.gradcheck(lambda *a: apply(build(reverse), *a), args)
 
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_the_lstm_kernel_is_built_in_place_of_the_reference_and_passes_gradcheck(reverse):
     assert type(LSTMSequence(reverse)) is LSTMSequenceKernel
     rng = np.random.default_rng(22)
-    assert nb.autograd.gradcheck(lambda *a: apply(LSTMSequence(reverse), *a),
+    assert nb.gradcheck(lambda *a: apply(LSTMSequence(reverse), *a),
                                  inputs(rng, 4, 2))
 
 
