@@ -33,7 +33,8 @@ class LSTMSequenceKernel(LSTMSequence):
         half = np.ones(width, gx.dtype)
         half[:2 * size] = half[3 * size:] = 0.5
         w_t = np.ascontiguousarray(w_hh.T) * half                # (H, 4H)
-        acts = (gx + b_hh if b_hh is not None else gx) * half    # becomes i, f, g, o in place
+        acts = np.add(gx, b_hh) if b_hh is not None else gx.copy()   # i, f, g, o in place
+        acts *= half
         # h and c in the order of travel, the initial ones first: states[:, k] is what
         # step k reads and states[:, k + 1] what it writes, with no copying
         states = np.empty((2, steps + 1, batch, size), gx.dtype)
@@ -73,13 +74,21 @@ class LSTMSequenceKernel(LSTMSequence):
         h_prev, c_prev = self.by_time(self.states[:, :-1], axis=1)   # (T, B, H) each
         # Each gate's gradient is dc (or dh) times a factor known from the forward:
         # di = dc g i(1-i), df = dc c_prev f(1-f), dg = dc i (1-g^2), do = dh tanh(c) o(1-o).
+        # Written into arrays made once (a fresh array costs a page fault per 4 KiB).
         i, f, g, o = (acts[..., n * size:(n + 1) * size] for n in range(4))
         factor = np.empty_like(acts)
-        np.multiply(g * i, 1 - i, out=factor[..., :size])
-        np.multiply(c_prev * f, 1 - f, out=factor[..., size:2 * size])
-        np.multiply(i, 1 - g * g, out=factor[..., 2 * size:3 * size])
-        np.multiply(tanh_c * o, 1 - o, out=factor[..., 3 * size:])
-        o_dtanh = o * (1 - tanh_c * tanh_c)                 # dh/dc = o (1 - tanh(c)^2)
+        fi, ff, fg, fo = (factor[..., n * size:(n + 1) * size] for n in range(4))
+        spare, o_dtanh = np.empty((2,) + tanh_c.shape, acts.dtype)
+        for gate, out, other in ((i, fi, g), (f, ff, c_prev), (o, fo, tanh_c)):
+            np.subtract(1, gate, out=spare)
+            np.multiply(spare, gate, out=out)
+            out *= other                                    # y (1 - y) for the sigmoids
+        np.multiply(g, g, out=spare)
+        np.subtract(1, spare, out=spare)
+        np.multiply(i, spare, out=fg)
+        np.multiply(tanh_c, tanh_c, out=o_dtanh)            # dh/dc = o (1 - tanh(c)^2)
+        np.subtract(1, o_dtanh, out=o_dtanh)
+        o_dtanh *= o
         grad_gates = np.empty_like(acts)
         grad_h, grad_c = np.zeros((2, batch, size), acts.dtype)
         scratch = np.empty((batch, size), acts.dtype)
