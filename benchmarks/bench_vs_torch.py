@@ -29,6 +29,7 @@ import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 
 TARGETS = {"a": 2.5, "b": 1.5, "c": 3.0, "d": 1.0, "e": 1.0}
+TARGETS["g"] = 2.0  # the LSTM of workload (g)
 
 
 def _copy_weights(nb_model, torch_model):
@@ -165,6 +166,27 @@ def chained_adds():
     return (lambda: run(a, b, ones_nb)), (lambda: run(ta, tb, ones_t))
 
 
+def lstm_sequence():
+    """(g) a one-layer LSTM, input 64, hidden 128, over T = 32 steps, batch 32; the loss
+    reads every step's output (output.sum()), so backward runs through all of time."""
+    import torch
+
+    nb.manual_seed(0)
+    model, tmodel = nn.LSTM(64, 128), torch.nn.LSTM(64, 128)
+    _copy_weights(model, tmodel)
+    x = np.random.default_rng(0).standard_normal((32, 32, 64)).astype(np.float32)
+    xb, xt = nb.tensor(x), torch.tensor(x)
+
+    def step_nb():
+        model.zero_grad()
+        model(xb)[0].sum().backward()
+
+    def step_torch():
+        tmodel.zero_grad()
+        tmodel(xt)[0].sum().backward()
+    return step_nb, step_torch
+
+
 WORKLOADS = {
     "a": ("seed 002 Xception block, batch 10, 3x16x8",
           lambda: _model_workload(xception, (10, 3, 16, 8), "nll")),
@@ -175,6 +197,7 @@ WORKLOADS = {
     "d": ("2-16-16-1 MLP step on 100 points (with SGD)",
           lambda: _model_workload(mlp, (100, 2), "mse", optimizer=True)),
     "e": ("100 chained adds on 10 elements", chained_adds),
+    "g": ("one-layer LSTM 64->128, T=32, batch 32", lstm_sequence),
 }
 
 

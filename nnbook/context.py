@@ -158,6 +158,9 @@ class Observer:
     def backward_step(self, op, grad_out, grads) -> None:
         """After each node of a backward: ``grads`` per input, fitted to its shape."""
 
+    def recurrent_step(self, module, index: int, t: int, h) -> None:
+        """A recurrent layer computed h_t (a tensor) of its layer-and-direction ``index``."""
+
 
 observers: list[Observer] = []
 

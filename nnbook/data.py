@@ -1,4 +1,5 @@
-"""Small image data sets generated on the spot, so no download is ever needed.
+"""Small data sets generated on the spot, so no download is ever needed: images here,
+sequences (made-up words, copy/reverse/sort/addition tasks) in sequence_data.py.
 
     from nnbook.data import digits, train_test_split
     images, labels = digits(2000, seed=0)       # (2000, 1, 8, 8) float32, (2000,) int64
@@ -172,4 +173,10 @@ def _count(name: str, value, minimum: int) -> int:
     return int(value)
 
 
-__all__ = ["GLYPHS", "NUM_CLASSES", "digits", "glyph", "train_test_split"]
+# Sequences (made-up words, algorithmic tasks) live in sequence_data.py
+from .sequence_data import (IGNORE, SequenceTask, addition_task, char_dataset,  # noqa: E402
+                            copy_task, reverse_task, sort_task, words)
+
+__all__ = ["GLYPHS", "NUM_CLASSES", "digits", "glyph", "train_test_split", "IGNORE",
+           "SequenceTask", "addition_task", "char_dataset", "copy_task", "reverse_task",
+           "sort_task", "words"]

@@ -24,7 +24,8 @@ FLOORS = [
      "nnbook.random", "nnbook.creation", "nnbook.autograd.numerical", "nnbook.methods",
      "nnbook.functions", "nnbook.tensor_types"],
     ["nnbook.autograd"],
-    ["nnbook.nn", "nnbook.optim", "nnbook.serialization", "nnbook.data", "nnbook.utils"],
+    ["nnbook.nn", "nnbook.optim", "nnbook.serialization", "nnbook.data", "nnbook.sequence_data",
+     "nnbook.utils"],
     ["nnbook.inspect", "nnbook.exercises"],
     ["nnbook.widgets"],
 ]

@@ -5,7 +5,8 @@
 * :func:`trace_backward` -- a loss's backward, node by node, without touching ``.grad``;
 * :class:`GradientHistory` and :func:`gradient_stats` -- gradient statistics per parameter;
 * :func:`parameter_report` -- what a model and its optimizer hold, and what looks wrong;
-* :func:`conv_geometry`, :func:`receptive_field` -- convolution arithmetic as data.
+* :func:`conv_geometry`, :func:`receptive_field` -- convolution arithmetic as data;
+* :func:`gradients_over_time` -- the gradient reaching each step of a recurrent layer.
 """
 from .records import (BackwardStep, BackwardTrace, GradientHistory, GradStats, ModuleCall,
                       OpNode, Recording, gradient_stats, record, trace_backward)
@@ -13,8 +14,10 @@ from .conv_geometry import conv_geometry, group_connections, receptive_field
 from .params import ParameterReport, parameter_report
 from .shapes import ShapeStep, ShapeTrace, infer_shapes
 from .summary import Summary, SummaryRow, summary
+from .time_gradients import TimeGradients, gradients_over_time
 
 __all__ = ["ParameterReport", "conv_geometry", "group_connections", "parameter_report",
            "receptive_field", "BackwardStep", "BackwardTrace", "GradStats", "GradientHistory", "ModuleCall",
            "OpNode", "Recording", "ShapeStep", "ShapeTrace", "Summary", "SummaryRow",
-           "gradient_stats", "infer_shapes", "record", "summary", "trace_backward"]
+           "gradient_stats", "infer_shapes", "record", "summary", "trace_backward",
+           "TimeGradients", "gradients_over_time"]

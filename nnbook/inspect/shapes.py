@@ -186,7 +186,7 @@ class _Tracer(context.Observer):
             input_shapes=_shapes_of(call["inputs"]), output_shape=_shape_of(output),
             params=sum(p.numel() for p in params),
             trainable=any(p.requires_grad for p in params) if params else False,
-            formula=tuple(call["formula"]), mult_adds=call["mult_adds"],
+            formula=tuple(_layer_formula(module, call)), mult_adds=call["mult_adds"],
             depth=max(len(self.calls) - 1, 0)))
 
     def add_error_step(self, err: ShapeError) -> ShapeError:
@@ -210,6 +210,14 @@ class _Tracer(context.Observer):
             index=len(self.steps), path=path, layer=layer, input_shapes=inputs,
             output_shape=None, depth=max(len(self.calls) - 2, 0), kind="error", error=err))
         return err
+
+
+def _layer_formula(module, call) -> list:
+    """The layer's own account of its shapes (a recurrent layer's per-step shapes and
+    states, which its ops alone do not tell), else its ops' formulas."""
+    if hasattr(module, "shape_formula"):
+        return module.shape_formula(_shapes_of(call["inputs"]))
+    return call["formula"]
 
 
 def _shape_of(x):

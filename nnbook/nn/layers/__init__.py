@@ -36,3 +36,7 @@ __all__ = [
     "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
     "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss",
 ]
+from .recurrent import GRU, LSTM, RNN, RNNBase  # noqa: E402
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
+
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
