@@ -48,9 +48,9 @@ __version__ = "0.1.0"
 _LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets", "utils",
                  "cuda", "backends", "amp", "accelerator")
 _LAZY_NAMES = {
-    "gradcheck": ("autograd.gradcheck", "gradcheck"),
-    "gradcheck_report": ("autograd.gradcheck", "gradcheck_report"),
-    "GradcheckReport": ("autograd.gradcheck", "GradcheckReport"),
+    "gradcheck": ("autograd.gradchecking", "gradcheck"),
+    "gradcheck_report": ("autograd.gradchecking", "gradcheck_report"),
+    "GradcheckReport": ("autograd.gradchecking", "GradcheckReport"),
     "detect_anomaly": ("autograd.anomaly", "detect_anomaly"),
     "save": ("serialization", "save"),
     "load": ("serialization", "load"),

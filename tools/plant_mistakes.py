@@ -115,7 +115,7 @@ MISTAKES = [
     Mistake("unbroadcast-first", "nnbook/autograd/engine.py",
             "grad = grad.sum(axis=tuple(range(extra)))", "grad = grad[(0,) * extra]",
             "broadcast axes sliced away instead of summed"),
-    Mistake("gradcheck-rtol", "nnbook/autograd/gradcheck.py",
+    Mistake("gradcheck-rtol", "nnbook/autograd/gradchecking.py",
             "bad = err > atol + rtol * np.abs(numerical)", "bad = err > atol",
             "gradcheck's rtol dropped"),
     # -- naming, loading, guards ---------------------------------------------------------------

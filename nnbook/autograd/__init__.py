@@ -14,7 +14,8 @@ import importlib
 
 _LAZY = {
     "Function": "function", "FunctionCtx": "function", "once_differentiable": "function",
-    "gradcheck": "gradcheck", "gradcheck_report": "gradcheck", "GradcheckReport": "gradcheck",
+    "gradcheck": "gradchecking", "gradcheck_report": "gradchecking",
+    "GradcheckReport": "gradchecking",
     "detect_anomaly": "anomaly", "set_detect_anomaly": "anomaly",
     "grad": "functional", "backward": "functional",
     "TEACHING_MAX_ELEMENTS": "custom", "is_teaching": "custom", "set_teaching_mode": "custom",
