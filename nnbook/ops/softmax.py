@@ -17,7 +17,8 @@ def shifted(x: np.ndarray, axis) -> np.ndarray:
     """x - max(x) along ``axis``: the same softmax, and exp() can no longer overflow."""
     if x.size == 0:
         return x
-    return x - np.max(x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # a row all -inf: -inf - -inf = NaN, as in PyTorch
+        return x - np.max(x, axis=axis, keepdims=True)
 
 
 def log_softmax_array(x: np.ndarray, axis) -> np.ndarray:
