@@ -5,16 +5,21 @@
 * :func:`trace_backward` -- a loss's backward, node by node, without touching ``.grad``;
 * :class:`GradientHistory` and :func:`gradient_stats` -- gradient statistics per parameter;
 * :func:`parameter_report` -- what a model and its optimizer hold, and what looks wrong;
+* :func:`attention_shapes` -- each step of multi-head attention with its shape rule;
+* :func:`record_attention` -- the attention weights of every attention layer in a pass;
 * :func:`conv_geometry`, :func:`receptive_field` -- convolution arithmetic as data.
 """
 from .records import (BackwardStep, BackwardTrace, GradientHistory, GradStats, ModuleCall,
                       OpNode, Recording, gradient_stats, record, trace_backward)
+from .attention import (AttentionMap, AttentionRecord, AttentionShapes, AttentionShapeStep,
+                        attention_shapes, record_attention)
 from .conv_geometry import conv_geometry, group_connections, receptive_field
 from .params import ParameterReport, parameter_report
 from .shapes import ShapeStep, ShapeTrace, infer_shapes
 from .summary import Summary, SummaryRow, summary
 
-__all__ = ["ParameterReport", "conv_geometry", "group_connections", "parameter_report",
+__all__ = ["AttentionMap", "AttentionRecord", "AttentionShapes", "AttentionShapeStep",
+           "attention_shapes", "record_attention", "ParameterReport", "conv_geometry", "group_connections", "parameter_report",
            "receptive_field", "BackwardStep", "BackwardTrace", "GradStats", "GradientHistory", "ModuleCall",
            "OpNode", "Recording", "ShapeStep", "ShapeTrace", "Summary", "SummaryRow",
            "gradient_stats", "infer_shapes", "record", "summary", "trace_backward"]

@@ -202,18 +202,27 @@ def _check_inputs(mha, query, key, value) -> bool:
 
 def _check_batches(mha, query, key, value, shapes):
     """Key and value: same batch and length; query: the same batch.  A disagreement that
-    swapping the first two dimensions would fix is the time-first/batch_first mix-up."""
+    reading some inputs with their first two dimensions swapped would fix is the
+    time-first / batch_first mix-up, and the hint says which inputs."""
     b, s = (0, 1) if mha.batch_first else (1, 0)
-    if key.shape[b] == query.shape[b] == value.shape[b] and key.shape[s] == value.shape[s]:
+    q, k, v = query.shape, key.shape, value.shape
+    if k[b] == q[b] == v[b] and k[s] == v[s]:
         return
-    swapped = (key.shape[s] == query.shape[s] == value.shape[s]
-               and key.shape[b] == value.shape[b])
-    hint = (f"the shapes agree if read the other way round: pass batch_first="
-            f"{not mha.batch_first} to MultiheadAttention, or transpose(0, 1) the inputs."
-            if swapped else "query, key and value must share the batch size N, and key and "
-            "value the source length S.")
+    other = _layout(not mha.batch_first)
+    if k[s] == q[s] == v[s] and k[b] == v[b]:
+        hint = (f"all three agree if read as {other}: pass batch_first={not mha.batch_first} "
+                "to MultiheadAttention, or transpose(0, 1) the inputs.")
+    elif k[s] == q[b] == v[s] and k[b] == v[b]:
+        hint = (f"key and value look like {other} while query is {_layout(mha.batch_first)}: "
+                "transpose(0, 1) key and value, or build them the same way as query.")
+    elif q[s] == k[b] == v[b] and k[s] == v[s]:
+        hint = (f"query looks like {other} while key and value are "
+                f"{_layout(mha.batch_first)}: transpose(0, 1) the query.")
+    else:
+        hint = ("query, key and value must share the batch size N, and key and value the "
+                "source length S.")
     raise ShapeError(message(
-        f"query, key and value disagree on the batch size or key and value on the length; "
+        f"query, key and value disagree on the batch size, or key and value on the length; "
         f"the layer reads them as {_layout(mha.batch_first)}.", values=shapes, hint=hint))
 
 
