@@ -125,9 +125,6 @@ def test_transformer_argument_and_shape_errors():
     with pytest.raises(InputError, match=r"TransformerEncoderLayer: activation should be "
                        r"'relu', 'gelu' or a callable, got 'tanh'(.|\n)*hint:"):
         nb.nn.TransformerEncoderLayer(C, HEADS, activation="tanh")
-    with pytest.raises(InputError, match=r"add_bias_kv=True and add_zero_attn=True are not "
-                       r"supported(.|\n)*hint: leave both False"):
-        nb.nn.MultiheadAttention(C, HEADS, add_bias_kv=True)
     model = nb.nn.Transformer(C, HEADS, 1, 1, 16)
     with pytest.raises(ShapeError, match=r"src and tgt must have the same batch size "
                        r"\(dimension 1\)(.|\n)*hint: pass batch_first=True"):

@@ -155,6 +155,33 @@ def test_multihead_attention_kdim_vdim_unbatched_and_causal():
     compare_grads(m, tm, inputs, "MHA kdim/vdim")
 
 
+@pytest.mark.parametrize("bias_kv,zero_attn", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_extra_keys_like_pytorch(bias_kv, zero_attn, need_weights):
+    rng = np.random.default_rng(24)
+    tm = torch.nn.MultiheadAttention(C, HEADS, add_bias_kv=bias_kv, add_zero_attn=zero_attn,
+                                     batch_first=True, dtype=torch.float64)
+    m = nb.nn.MultiheadAttention(C, HEADS, add_bias_kv=bias_kv, add_zero_attn=zero_attn,
+                                 batch_first=True, dtype=nb.float64)
+    assert list(m.state_dict()) == list(tm.state_dict())
+    load_from_torch(m, tm)
+    inputs = [pair(rng, N, T, C), pair(rng, N, S, C), pair(rng, N, S, C)]
+    padding = rng.random((N, S)) < 0.4
+    padding[2] = True                            # only the added keys are left to attend to
+    attn = rng.random((T, S)) < 0.3
+    out, w = m(*(a for a, _ in inputs), key_padding_mask=nb.tensor(padding),
+               attn_mask=nb.tensor(attn), need_weights=need_weights)
+    tout, tw = tm(*(b for _, b in inputs), key_padding_mask=torch.tensor(padding),
+                  attn_mask=torch.tensor(attn), need_weights=need_weights)
+    what = f"MHA add_bias_kv={bias_kv} add_zero_attn={zero_attn}"
+    assert_same(out, tout, what, tol=TOL)
+    if need_weights:
+        assert_same(w, tw, what + ": weights", tol=TOL)
+    out.sum().backward()
+    tout.sum().backward()
+    compare_grads(m, tm, inputs, what)
+
+
 def test_fully_masked_query_row_gives_what_pytorch_gives():
     """need_weights=True: PyTorch's plain softmax makes the row NaN; need_weights=False goes
     through scaled_dot_product_attention, which gives zeros (then the output bias)."""

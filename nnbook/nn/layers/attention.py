@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ...creation import cat as nb_cat
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor, _wrap
 from .. import functional as F
@@ -45,24 +46,17 @@ class MultiheadAttention(Module):
         self.embed_dim = positive_int("MultiheadAttention", "embed_dim", embed_dim)
         self.num_heads = positive_int("MultiheadAttention", "num_heads", num_heads)
         _check_heads(self.embed_dim, self.num_heads)
-        if add_bias_kv or add_zero_attn:
-            raise InputError(message(
-                "add_bias_kv=True and add_zero_attn=True are not supported.",
-                where="MultiheadAttention", values=f"add_bias_kv={add_bias_kv!r}   "
-                f"add_zero_attn={add_zero_attn!r}",
-                hint="leave both False (their defaults); to let a query attend to nothing, "
-                "rows of zeros come from a fully masked row already."))
         self.kdim = embed_dim if kdim is None else positive_int("MultiheadAttention", "kdim", kdim)
         self.vdim = embed_dim if vdim is None else positive_int("MultiheadAttention", "vdim", vdim)
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.dropout, self.batch_first = float(dropout), bool(batch_first)
         self.head_dim = embed_dim // num_heads
-        self.add_zero_attn = False
+        self.add_zero_attn = bool(add_zero_attn)
         dtype = np.dtype(dtype or np.float32)
-        self._make_parameters(bias, dtype)
+        self._make_parameters(bias, add_bias_kv, dtype)
         self._reset_parameters()
 
-    def _make_parameters(self, bias, dtype):
+    def _make_parameters(self, bias, add_bias_kv, dtype):
         """PyTorch's names and order: in_proj_weight (or q/k/v_proj_weight), in_proj_bias,
         out_proj.weight, out_proj.bias."""
         e = self.embed_dim
@@ -80,7 +74,11 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(e, e, bias=bias, dtype=dtype)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:  # one more key and value, learned, that every query may attend to
+            self.bias_k = Parameter(np.empty((1, 1, e), dtype))
+            self.bias_v = Parameter(np.empty((1, 1, e), dtype))
+        else:
+            self.bias_k = self.bias_v = None
 
     def _reset_parameters(self):
         """xavier_uniform_ on the input projections, zeros on the biases (as PyTorch)."""
@@ -92,6 +90,9 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def projection_weights(self):
         """(W_q, W_k, W_v) and (b_q, b_k, b_v): slices of the packed parameters if packed."""
@@ -120,8 +121,9 @@ class MultiheadAttention(Module):
                             q.dtype)
         (wq, wk, wv), (bq, bk, bv) = self.projection_weights()
         q = _split_heads(F.linear(q, wq, bq), self.num_heads)   # (N, heads, L, E/heads)
-        k = _split_heads(F.linear(k, wk, bk), self.num_heads)   # (N, heads, S, E/heads)
-        v = _split_heads(F.linear(v, wv, bv), self.num_heads)
+        k, v, mask = self._extra_keys(F.linear(k, wk, bk), F.linear(v, wv, bv), mask)
+        k = _split_heads(k, self.num_heads)                     # (N, heads, S, E/heads)
+        v = _split_heads(v, self.num_heads)
         p = self.dropout if self.training else 0.0
         if need_weights:  # PyTorch's explicit path: a plain softmax (a fully masked row: NaN)
             scores = (q * (1 / math.sqrt(self.head_dim))) @ k.transpose(-2, -1)
@@ -138,6 +140,24 @@ class MultiheadAttention(Module):
             weights = weights.mean(dim=1) if average_attn_weights else weights
             weights = weights if batched else weights.squeeze(0)
         return (out if batched else out.squeeze(0)), weights
+
+
+    def _extra_keys(self, k, v, mask):
+        """add_bias_kv: the learned key bias_k and value bias_v join the end of every
+        sequence; add_zero_attn: then a zero key and value.  The mask lets queries attend
+        to them.  k, v: (N, S, E) -> (N, S + extra, E)."""
+        n, extra = k.shape[0], 0
+        if self.bias_k is not None:
+            k = nb_cat([k, self.bias_k.expand(n, 1, self.embed_dim)], dim=1)
+            v = nb_cat([v, self.bias_v.expand(n, 1, self.embed_dim)], dim=1)
+            extra += 1
+        if self.add_zero_attn:
+            zeros = _wrap(np.zeros((n, 1, self.embed_dim), k.dtype))
+            k, v = nb_cat([k, zeros], dim=1), nb_cat([v, zeros], dim=1)
+            extra += 1
+        if extra and mask is not None:
+            mask = F.pad(mask, (0, extra))
+        return k, v, mask
 
 
 def _check_heads(embed_dim, num_heads):
