@@ -114,7 +114,7 @@ class MultiheadAttention(Module):
         if is_causal and attn_mask is None:
             raise InputError(message(
                 "is_causal=True is only a hint here and needs the causal attn_mask too.",
-                values=f"attn_mask=None   is_causal=True",
+                values="attn_mask=None   is_causal=True",
                 hint=f"pass attn_mask=nn.Transformer.generate_square_subsequent_mask({length}) "
                 "as well (as in PyTorch)."))
         mask = _merged_mask(self, attn_mask, key_padding_mask, batched, n, length, source,
@@ -140,7 +140,6 @@ class MultiheadAttention(Module):
             weights = weights.mean(dim=1) if average_attn_weights else weights
             weights = weights if batched else weights.squeeze(0)
         return (out if batched else out.squeeze(0)), weights
-
 
     def _extra_keys(self, k, v, mask):
         """add_bias_kv: the learned key bias_k and value bias_v join the end of every
