@@ -64,6 +64,7 @@ class TransformerEncoderLayer(_Sublayers):
                  device=None, dtype=None):
         super().__init__()
         check_device("TransformerEncoderLayer", device)
+        activation = _activation("TransformerEncoderLayer", activation)  # (before any weight is drawn)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
         self._feed_forward_parts(d_model, dim_feedforward, dropout, bias, dtype)
@@ -71,7 +72,7 @@ class TransformerEncoderLayer(_Sublayers):
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = _activation("TransformerEncoderLayer", activation)
+        self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         def attend(x):
@@ -94,6 +95,7 @@ class TransformerDecoderLayer(_Sublayers):
                  device=None, dtype=None):
         super().__init__()
         check_device("TransformerDecoderLayer", device)
+        activation = _activation("TransformerDecoderLayer", activation)  # (before any weight is drawn)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
@@ -103,7 +105,7 @@ class TransformerDecoderLayer(_Sublayers):
         self.norm1, self.norm2, self.norm3 = (
             LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype) for _ in range(3))
         self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout) for _ in range(3))
-        self.activation = _activation("TransformerDecoderLayer", activation)
+        self.activation = activation
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
