@@ -19,8 +19,7 @@ def leaf(rng, *shape):
 
 @pytest.mark.parametrize("case", ["plain", "bool mask", "float mask", "causal", "scale",
                                   "empty row"])
-def test_sdpa_gradcheck(case):
-    rng = np.random.default_rng(101)
+def test_sdpa_gradcheck(case, rng):
     q, k, v = leaf(rng, 2, HEADS, T, 3), leaf(rng, 2, HEADS, S, 3), leaf(rng, 2, HEADS, S, 4)
     mask = {"bool mask": nb.tensor(rng.random((2, 1, T, S)) < 0.7),
             "float mask": nb.tensor(rng.standard_normal((T, S))),
@@ -31,8 +30,7 @@ def test_sdpa_gradcheck(case):
                         (q, k, v))
 
 
-def test_sdpa_empty_row_gives_zeros_and_no_gradient():
-    rng = np.random.default_rng(102)
+def test_sdpa_empty_row_gives_zeros_and_no_gradient(rng):
     q, k, v = leaf(rng, T, 3), leaf(rng, S, 3), leaf(rng, S, 4)
     mask = np.ones((T, S), bool)
     mask[4] = False
@@ -45,8 +43,7 @@ def test_sdpa_empty_row_gives_zeros_and_no_gradient():
 
 @pytest.mark.parametrize("need_weights", [True, False])
 @pytest.mark.parametrize("batch_first", [True, False])
-def test_multihead_attention_gradcheck(need_weights, batch_first):
-    rng = np.random.default_rng(103)
+def test_multihead_attention_gradcheck(need_weights, batch_first, rng):
     m = nb.nn.MultiheadAttention(C, HEADS, kdim=4, vdim=6, batch_first=batch_first,
                                  dtype=nb.float64)
     shapes = [(N, T, C), (N, S, 4), (N, S, 6)] if batch_first else \
@@ -160,8 +157,7 @@ def test_attention_shapes_raise_the_layers_error():
         nb.inspect.attention_shapes(m, (T, N, C), (S, N, 4))
 
 
-def test_record_attention_keeps_every_layers_weights():
-    rng = np.random.default_rng(104)
+def test_record_attention_keeps_every_layers_weights(rng):
     layer = nb.nn.TransformerDecoderLayer(C, HEADS, 12, batch_first=True, dtype=nb.float64)
     model = nb.nn.TransformerDecoder(layer, 2).eval()
     tgt, memory = nb.tensor(rng.standard_normal((N, T, C))), \

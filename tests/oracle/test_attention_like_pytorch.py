@@ -57,8 +57,7 @@ def sdpa_masks(rng):
                                        "bool (N, 1, T, S) with an empty row",
                                        "float (T, S) with an all -inf row"])
 @pytest.mark.parametrize("scale", [None, 0.3])
-def test_sdpa_values_and_gradients(mask_name, scale):
-    rng = np.random.default_rng(11)
+def test_sdpa_values_and_gradients(mask_name, scale, rng):
     (q, tq), (k, tk), (v, tv) = pair(rng, N, HEADS, T, 4), pair(rng, N, HEADS, S, 4), \
         pair(rng, N, HEADS, S, 3)
     mask, tmask = as_both(sdpa_masks(rng)[mask_name])
@@ -73,8 +72,7 @@ def test_sdpa_values_and_gradients(mask_name, scale):
         assert_same(a.grad, b.grad, f"sdpa {mask_name}: grad of {name}", tol=TOL)
 
 
-def test_sdpa_causal_and_grouped_query_heads():
-    rng = np.random.default_rng(12)
+def test_sdpa_causal_and_grouped_query_heads(rng):
     (q, tq), (k, tk), (v, tv) = pair(rng, N, 4, T, 6), pair(rng, N, 2, T, 6), \
         pair(rng, N, 2, T, 5)
     out = nb.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True,
@@ -106,8 +104,8 @@ def mha_masks(rng, batch_first):
 @pytest.mark.parametrize("mask_name", ["none", "bool attn_mask", "float attn_mask",
                                        "3-d float attn_mask", "key_padding_mask", "both",
                                        "both bool"])
-def test_multihead_attention_like_pytorch(batch_first, need_weights, average, mask_name):
-    rng = np.random.default_rng(21)
+def test_multihead_attention_like_pytorch(batch_first, need_weights, average, mask_name,
+                                          rng):
     torch.manual_seed(21)
     tm = torch.nn.MultiheadAttention(C, HEADS, batch_first=batch_first, dtype=torch.float64)
     torch.nn.init.normal_(tm.in_proj_bias)       # non-zero biases, so they are tested
@@ -136,8 +134,7 @@ def test_multihead_attention_like_pytorch(batch_first, need_weights, average, ma
     compare_grads(m, tm, inputs, what)
 
 
-def test_multihead_attention_kdim_vdim_unbatched_and_causal():
-    rng = np.random.default_rng(22)
+def test_multihead_attention_kdim_vdim_unbatched_and_causal(rng):
     tm = torch.nn.MultiheadAttention(C, HEADS, kdim=3, vdim=4, bias=False, dtype=torch.float64)
     m = nb.nn.MultiheadAttention(C, HEADS, kdim=3, vdim=4, bias=False, dtype=nb.float64)
     assert list(m.state_dict()) == list(tm.state_dict())
@@ -157,8 +154,8 @@ def test_multihead_attention_kdim_vdim_unbatched_and_causal():
 
 @pytest.mark.parametrize("bias_kv,zero_attn", [(True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("need_weights", [True, False])
-def test_multihead_attention_extra_keys_like_pytorch(bias_kv, zero_attn, need_weights):
-    rng = np.random.default_rng(24)
+def test_multihead_attention_extra_keys_like_pytorch(bias_kv, zero_attn, need_weights,
+                                                     rng):
     tm = torch.nn.MultiheadAttention(C, HEADS, add_bias_kv=bias_kv, add_zero_attn=zero_attn,
                                      batch_first=True, dtype=torch.float64)
     m = nb.nn.MultiheadAttention(C, HEADS, add_bias_kv=bias_kv, add_zero_attn=zero_attn,
@@ -182,10 +179,9 @@ def test_multihead_attention_extra_keys_like_pytorch(bias_kv, zero_attn, need_we
     compare_grads(m, tm, inputs, what)
 
 
-def test_fully_masked_query_row_gives_what_pytorch_gives():
+def test_fully_masked_query_row_gives_what_pytorch_gives(rng):
     """need_weights=True: PyTorch's plain softmax makes the row NaN; need_weights=False goes
     through scaled_dot_product_attention, which gives zeros (then the output bias)."""
-    rng = np.random.default_rng(23)
     tm = torch.nn.MultiheadAttention(C, HEADS, dtype=torch.float64)
     m = nb.nn.MultiheadAttention(C, HEADS, dtype=nb.float64)
     load_from_torch(m, tm)
@@ -229,8 +225,7 @@ def build_pair(nb_cls, torch_cls, *args, **kwargs):
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 @pytest.mark.parametrize("batch_first", [False, True])
-def test_encoder_like_pytorch(norm_first, activation, batch_first):
-    rng = np.random.default_rng(32)
+def test_encoder_like_pytorch(norm_first, activation, batch_first, rng):
     kwargs = dict(dim_feedforward=13, activation=activation, batch_first=batch_first,
                   norm_first=norm_first)
     torch.manual_seed(32)
@@ -265,8 +260,7 @@ def test_encoder_like_pytorch(norm_first, activation, batch_first):
 
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")  # PyTorch's
 @pytest.mark.parametrize("norm_first", [False, True])
-def test_transformer_like_pytorch(norm_first):
-    rng = np.random.default_rng(33)
+def test_transformer_like_pytorch(norm_first, rng):
     m, tm = build_pair(nb.nn.Transformer, torch.nn.Transformer, d_model=C, nhead=HEADS,
                        num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=9,
                        norm_first=norm_first, batch_first=True, activation="gelu")
@@ -286,8 +280,7 @@ def test_transformer_like_pytorch(norm_first):
     compare_grads(m, tm, [src, tgt], "transformer")
 
 
-def test_decoder_layer_with_callable_activation_like_pytorch():
-    rng = np.random.default_rng(34)
+def test_decoder_layer_with_callable_activation_like_pytorch(rng):
     torch.manual_seed(34)
     tm = torch.nn.TransformerDecoderLayer(C, HEADS, 11, activation=torch.nn.SiLU(),
                                           dtype=torch.float64).eval()

@@ -64,7 +64,7 @@ class TransformerEncoderLayer(_Sublayers):
                  device=None, dtype=None):
         super().__init__()
         check_device("TransformerEncoderLayer", device)
-        activation = _activation("TransformerEncoderLayer", activation)  # (before any weight is drawn)
+        activation = _activation("TransformerEncoderLayer", activation)  # before drawing weights
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
         self._feed_forward_parts(d_model, dim_feedforward, dropout, bias, dtype)
@@ -95,7 +95,7 @@ class TransformerDecoderLayer(_Sublayers):
                  device=None, dtype=None):
         super().__init__()
         check_device("TransformerDecoderLayer", device)
-        activation = _activation("TransformerDecoderLayer", activation)  # (before any weight is drawn)
+        activation = _activation("TransformerDecoderLayer", activation)  # before drawing weights
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
