@@ -135,11 +135,13 @@ def _is_causal_mask(mask, is_causal, size):
     """PyTorch's detection: is_causal=None and a mask equal to the causal one -> True."""
     if is_causal is not None or mask is None:
         return bool(is_causal)
-    causal = Transformer.generate_square_subsequent_mask(size, dtype=mask.dtype).numpy()
-    array = mask.numpy()
+    array = np.asarray(mask)
+    blocked = np.triu(np.ones((size, size), bool), k=1)   # True above the diagonal
+    if array.shape != blocked.shape:
+        return False
     if array.dtype == bool:  # a bool mask: True where attention is blocked
-        return array.shape == causal.shape and bool(np.all(array == np.isinf(causal)))
-    return array.shape == causal.shape and bool(np.all(array == causal))
+        return bool(np.all(array == blocked))
+    return bool(np.all(np.where(blocked, array == -np.inf, array == 0)))
 
 
 class TransformerEncoder(Module):
