@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 
-TARGETS = {"a": 2.5, "b": 1.5, "c": 3.0, "d": 1.0, "e": 1.0}
-TARGETS["g"] = 2.0  # the LSTM of workload (g)
+TARGETS = {"a": 2.5, "b": 1.5, "c": 3.0, "d": 1.0, "e": 1.0, "f": 2.0, "g": 2.0}
 
 
 def _copy_weights(nb_model, torch_model):
@@ -98,6 +97,18 @@ def mlp(torch_side: bool):
     else:
         m = nn
     return m.Sequential(m.Linear(2, 16), m.Tanh(), m.Linear(16, 16), m.Tanh(), m.Linear(16, 1))
+
+
+def encoder(torch_side: bool):
+    """(f) two TransformerEncoderLayers, d_model 64, 4 heads, feed-forward 256, no dropout
+    (so both sides do the same arithmetic)."""
+    if torch_side:
+        import torch.nn as m
+    else:
+        m = nn
+    layer = m.TransformerEncoderLayer(64, 4, dim_feedforward=256, dropout=0.0,
+                                      batch_first=True)
+    return m.TransformerEncoder(layer, 2, enable_nested_tensor=False)
 
 
 def _model_workload(build, x_shape, loss, seed=0, optimizer=False):
@@ -197,6 +208,8 @@ WORKLOADS = {
     "d": ("2-16-16-1 MLP step on 100 points (with SGD)",
           lambda: _model_workload(mlp, (100, 2), "mse", optimizer=True)),
     "e": ("100 chained adds on 10 elements", chained_adds),
+    "f": ("2-layer TransformerEncoder, batch 16, T=32, C=64, 4 heads",
+          lambda: _model_workload(encoder, (16, 32, 64), "sum")),
     "g": ("one-layer LSTM 64->128, T=32, batch 32", lstm_sequence),
 }
 

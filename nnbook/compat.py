@@ -200,6 +200,17 @@ DIFFERENCES = [
                "the values into the parameters in place, and a vector of the wrong length "
                "is refused before any parameter changes", "optimizers keep pointing at the "
                "same parameters, and nothing is left half-written"),
+    Difference("layers and losses", "in eval mode without gradients, `TransformerEncoder`, "
+               "`TransformerEncoderLayer` and self-attention `MultiheadAttention` take a fast "
+               "path: with a `src_key_padding_mask` the encoder's outputs at padded positions "
+               "are zeros, and a query whose keys are all masked gives NaN (with gradients "
+               "on, PyTorch gives it zeros before the output projection)", "one path always, "
+               "the one PyTorch takes with gradients on: padded positions hold what the "
+               "layers compute for them, a fully masked query gets zeros with "
+               "`need_weights=False` (and NaN with `need_weights=True`, whose plain softmax "
+               "PyTorch uses on both paths); `enable_nested_tensor` "
+               "is accepted and ignored", "the same model gives the same numbers with and "
+               "without `no_grad()`; every other position agrees with PyTorch's either way"),
     # -- optimizers ----------------------------------------------------------------------
     Difference("optimizers", "`step()` skips parameters without a gradient silently",
                "it also warns once, naming them (UnusedParameterWarning)", "a parameter that "

@@ -17,7 +17,8 @@ def shifted(x: np.ndarray, axis) -> np.ndarray:
     """x - max(x) along ``axis``: the same softmax, and exp() can no longer overflow."""
     if x.size == 0:
         return x
-    return x - np.max(x, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # a row all -inf: -inf - -inf = NaN, as in PyTorch
+        return x - np.max(x, axis=axis, keepdims=True)
 
 
 def log_softmax_array(x: np.ndarray, axis) -> np.ndarray:
@@ -74,8 +75,9 @@ class SafeSoftmax(Softmax):
 
     def forward(self, x):
         self.axis = self.class_axis(x)
-        blocked = np.all(x == -np.inf, axis=self.axis, keepdims=True)
-        z = shifted(np.where(blocked, 0, x), self.axis)
-        e = np.where(blocked, 0, np.exp(z))
-        self.y = e / np.where(blocked, 1, np.sum(e, axis=self.axis, keepdims=True))
+        top = np.max(x, axis=self.axis, keepdims=True) if x.size else x
+        blocked = top == -np.inf  # rows with nothing to attend to: exp(-inf - 0) = 0 there
+        e = np.exp(x - np.where(blocked, 0, top))
+        total = np.sum(e, axis=self.axis, keepdims=True)
+        self.y = np.divide(e, np.where(blocked, 1, total), out=e)
         return self.y.astype(x.dtype, copy=False)

@@ -1,4 +1,5 @@
 """Every layer, one small file per family."""
+from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from .activation import (CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
@@ -16,6 +17,8 @@ from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, GlobalAvgPool2d, MaxPool2d
 from .shape import Flatten, Reshape, Unflatten
 from .sparse import Embedding
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = [
     # containers
@@ -31,6 +34,9 @@ __all__ = [
     "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
     "Sigmoid", "Tanh", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish",
     "Tanhshrink", "LogSigmoid", "Threshold", "Softmax", "Softmin", "LogSoftmax",
+    # attention and transformers
+    "MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoderLayer",
+    "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     # distances and losses
     "CosineSimilarity", "PairwiseDistance", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss",
     "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
