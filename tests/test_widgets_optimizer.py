@@ -42,7 +42,7 @@ def test_the_widget_shows_its_path_and_every_control_redraws():
     text, png = shown(playground)
     assert png.startswith(PNG_MAGIC) and text == playground.describe()
     head, numbers = split_floats(text)
-    assert head.splitlines() == ["OptimizerPlayground: SGD, lr #, momentum # on the bowl",
+    assert head.splitlines() == ["OptimizerPlayground: SGD, lr #, momentum # on the narrow bowl",
                                  "  after 50 steps: at (#, #), loss #"]
     assert numbers[-1] < 0.1 and not playground.diverged
     assert len(playground.png()) > 0 and "base64" not in repr(playground)
@@ -59,7 +59,7 @@ def test_the_widget_shows_its_path_and_every_control_redraws():
     for name in ("SGD (Nesterov)", "RMSprop", "AdamW"):
         playground.optimizer_dropdown.value = name
         seen.add(shown(playground)[0])
-    assert len(seen) == 4 and all("rosenbrock" in t for t in seen - {text})
+    assert len(seen) == 4 and all("Rosenbrock's valley" in t for t in seen - {text})
     fig = playground.figure
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[0] == "path of AdamW (120 steps)" and "contours: equal loss" in labels

@@ -39,6 +39,7 @@ SURFACES = {
     "bowl": (_bowl, (-4.5, 1.5), (0.0, 0.0), (-5.0, 5.0), (-2.0, 2.0)),
     "rosenbrock": (_rosenbrock, (-1.5, 2.0), (1.0, 1.0), (-2.0, 2.0), (-1.0, 3.0)),
 }
+TITLES = {"bowl": "the narrow bowl", "rosenbrock": "Rosenbrock's valley"}
 OPTIMIZERS = ("SGD", "SGD (Nesterov)", "RMSprop", "Adam", "AdamW")
 
 
@@ -93,7 +94,8 @@ class OptimizerPlayground(NnbookWidget):
         if optimizer not in OPTIMIZERS:
             make_optimizer(optimizer, [], lr, momentum)  # raises the error that names them
         style = {"description_width": "initial"}
-        self.surface_dropdown = widgets.Dropdown(options=list(SURFACES), value=surface,
+        self.surface_dropdown = widgets.Dropdown(options=[(TITLES[k], k) for k in SURFACES],
+                                                 value=surface,
                                                  description="surface", style=style)
         self.optimizer_dropdown = widgets.Dropdown(options=list(OPTIMIZERS), value=optimizer,
                                                    description="optimizer", style=style)
@@ -136,7 +138,7 @@ class OptimizerPlayground(NnbookWidget):
                 f"momentum {self.momentum_slider.value:.2f}")
 
     def describe(self) -> str:
-        head = f"OptimizerPlayground: {self._title()} on the {self.surface_dropdown.value}"
+        head = f"OptimizerPlayground: {self._title()} on {TITLES[self.surface_dropdown.value]}"
         if self.diverged:
             return f"{head}\n  diverged after {len(self._path) - 1} of " \
                    f"{self.steps_slider.value} steps"
@@ -167,7 +169,7 @@ class OptimizerPlayground(NnbookWidget):
         ax.set_xlabel("x", fontsize=FONT)
         ax.set_ylabel("y", fontsize=FONT)
         ax.tick_params(labelsize=FONT - 1)
-        ax.set_title(f"{self._title()} on the {name}", fontsize=FONT + 2, loc="left")
+        ax.set_title(f"{self._title()} on {TITLES[name]}", fontsize=FONT + 2, loc="left")
         ax.legend(fontsize=FONT - 1, loc="upper right", framealpha=0.9)
 
 
