@@ -9,8 +9,19 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from nnbook.widgets import OptimizerPlayground  # noqa: E402
-from nnbook.widgets.optimizer_playground import SURFACES, optimizer_path  # noqa: E402
+import nnbook as nb  # noqa: E402
+from nnbook.widgets.optimizer_playground import GRADIENTS, SURFACES, optimizer_path  # noqa: E402
 from shared import PNG_MAGIC, shown, split_floats  # noqa: E402
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_the_written_out_gradients_are_autograds(surface):
+    rng = np.random.default_rng(11)
+    f = SURFACES[surface][0]
+    for x0, y0 in rng.uniform(-2, 2, size=(7, 2)):
+        p = nb.tensor(np.array([x0, y0]), requires_grad=True)
+        f(p[0], p[1]).backward()
+        np.testing.assert_allclose(GRADIENTS[surface](x0, y0), p.grad.numpy(), rtol=1e-12)
 
 
 def test_plain_sgd_on_the_bowl_is_gradient_descent_by_hand():
