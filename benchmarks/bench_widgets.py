@@ -87,7 +87,7 @@ def main():
 
     playground = OptimizerPlayground()
     timed("OptimizerPlayground: lr, optimizer, surface",
-          [setter(playground.lr_slider, v) for v in (0.02, 0.05, 0.09)] * 2
+          [setter(playground.lr_slider, v) for v in (0.02, 0.05, 0.07)] * 2
           + [setter(playground.optimizer_dropdown, v) for v in ("Adam", "SGD (Nesterov)", "SGD")]
           + [setter(playground.surface_dropdown, v) for v in ("rosenbrock", "bowl")])
 

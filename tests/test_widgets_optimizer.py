@@ -56,6 +56,7 @@ def test_the_widget_shows_its_path_and_every_control_redraws():
     assert head.splitlines() == ["OptimizerPlayground: SGD, lr #, momentum # on the narrow bowl",
                                  "  after 50 steps: at (#, #), loss #"]
     assert numbers[-1] < 0.1 and not playground.diverged
+    assert "lr 0.07," in text                        # the slider's round value, as given
     assert len(playground.png()) > 0 and "base64" not in repr(playground)
     bundle = playground._repr_mimebundle_()
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
@@ -92,3 +93,12 @@ def test_unknown_surface_or_optimizer_is_refused_with_the_choices():
     assert "hint:" in str(info.value)
     with pytest.raises(ValueError, match="Adam"):
         OptimizerPlayground(optimizer="LBFGS")
+    with pytest.raises(ValueError, match="learning rate"):
+        OptimizerPlayground(lr=-0.1)
+
+
+def test_a_learning_rate_off_the_slider_joins_it():
+    playground = OptimizerPlayground(lr=0.09)
+    labels = [label for label, _ in playground.lr_slider.options]
+    assert "0.09" in labels and "0.07" in labels and "0.1" in labels
+    assert playground.describe().startswith("OptimizerPlayground: SGD, lr 0.09, momentum")

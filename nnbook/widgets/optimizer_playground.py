@@ -91,8 +91,12 @@ class OptimizerPlayground(NnbookWidget):
 
     figsize = (15.0, 7.0)  # 1200 px wide at the widgets' 80 dpi
 
-    def __init__(self, surface: str = "bowl", optimizer: str = "SGD", lr: float = 0.09,
+    def __init__(self, surface: str = "bowl", optimizer: str = "SGD", lr: float = 0.07,
                  momentum: float = 0.0, steps: int = 50):
+        if not isinstance(lr, (int, float)) or not 0 < lr <= 10:
+            raise InputError(message(f"lr={lr!r}: a learning rate here is a number in (0, 10].",
+                                     where="OptimizerPlayground", line=None,
+                                     hint="try lr=0.01, or move the slider."))
         super().__init__()
         if surface not in SURFACES:
             raise InputError(message(f"there is no surface called {surface!r}.",
@@ -106,9 +110,13 @@ class OptimizerPlayground(NnbookWidget):
                                                  description="surface", style=style)
         self.optimizer_dropdown = widgets.Dropdown(options=list(OPTIMIZERS), value=optimizer,
                                                    description="optimizer", style=style)
-        self.lr_slider = widgets.FloatLogSlider(value=lr, base=10, min=-4, max=0.5, step=0.05,
-                                                description="learning rate", style=style,
-                                                readout_format=".3g")
+        # round learning rates (1, 2, 3, 5, 7 per decade), so that the readout says what
+        # the optimizer gets; a value given that is not among them joins them
+        rates = sorted({round(m * 10.0 ** e, 6) for e in range(-4, 1) for m in (1, 2, 3, 5, 7)
+                        if m * 10.0 ** e <= 3} | {float(lr)})
+        self.lr_slider = widgets.SelectionSlider(options=[(f"{r:g}", r) for r in rates],
+                                                 value=float(lr), description="learning rate",
+                                                 style=style)
         self.momentum_slider = widgets.FloatSlider(value=momentum, min=0.0, max=0.99,
                                                    step=0.01, description="momentum / beta1",
                                                    style=style)
@@ -141,7 +149,7 @@ class OptimizerPlayground(NnbookWidget):
 
     # -- the view -----------------------------------------------------------------------
     def _title(self) -> str:
-        return (f"{self.optimizer_dropdown.value}, lr {self.lr_slider.value:.3g}, "
+        return (f"{self.optimizer_dropdown.value}, lr {self.lr_slider.value:g}, "
                 f"momentum {self.momentum_slider.value:.2f}")
 
     def describe(self) -> str:
