@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.widgets import (BackwardStepper, ConvArithmetic, GradientFlow,  # noqa: E402
-                            ParameterExplorer, ShapeStepper)
+                            OptimizerPlayground, ParameterExplorer, ShapeStepper)
 
 TARGET_MS = 150
 
@@ -84,6 +84,12 @@ def main():
     backward = BackwardStepper(loss, model)
     timed("BackwardStepper: step slider",
           [setter(backward.step_slider, s) for s in range(1, backward.step_slider.max + 1)] * 2)
+
+    playground = OptimizerPlayground()
+    timed("OptimizerPlayground: lr, optimizer, surface",
+          [setter(playground.lr_slider, v) for v in (0.02, 0.05, 0.07)] * 2
+          + [setter(playground.optimizer_dropdown, v) for v in ("Adam", "SGD (Nesterov)", "SGD")]
+          + [setter(playground.surface_dropdown, v) for v in ("rosenbrock", "bowl")])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ def test_trace_backward_runs_in_engine_order_with_autograd_gradients():
     order = list(reversed(engine.topological_order([loss.grad_fn])))
     assert [s.op for s in trace.steps] == [op.name for op in order] == \
         ["mean", "mul", "tanh", "matmul"]
+    # printed, the steps count from 1 (as the stepper and its picture count them)
+    numbers = [line.split(".")[0].strip() for line in str(trace).splitlines()[1:]]
+    assert numbers == ["1", "2", "3", "4"] and [s.order for s in trace.steps] == [0, 1, 2, 3]
     loss.backward(retain_graph=True)  # the graph is traced again below
     leaf = {name: g for name, _, g in trace.leaf_grads}
     assert len(trace.leaf_grads) == 2

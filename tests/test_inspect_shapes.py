@@ -188,7 +188,7 @@ def test_a_container_error_points_at_the_layer_before_the_container():
     assert trace.steps[-1].path == "3" and trace.steps[-1].failed
     text = str(trace.error)
     assert "3.1.0" not in text.split("comes from")[-1]  # not a layer inside the Sum
-    assert "step 2, 2 (ReLU)" in text
+    assert "step 3, 2 (ReLU)" in text                 # steps count from 1
 
 
 def test_a_double_model_is_traced_in_float64():

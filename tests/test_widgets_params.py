@@ -235,13 +235,17 @@ def test_backward_stepper_on_a_small_graph_with_the_buttons():
     loss = (x @ w).tanh().sum()
     stepper = BackwardStepper(loss)
     assert stepper.step_slider.max == 3 and stepper.prev_button.disabled
-    assert stepper.describe().splitlines()[0] == "BackwardStepper: 3 ops; step 0 of 3: sum"
+    # steps count from 1 in the text, as beside the ops in the picture; the slider's value
+    # is the 0-based index, its label counts from 1
+    assert stepper.describe().splitlines()[0] == "BackwardStepper: 3 ops; step 1 of 3: sum"
+    assert stepper.step_label.value == "1 of 3" and not stepper.step_slider.readout
     seen = []
     while not stepper.next_button.disabled:
         seen.append(stepper.describe().splitlines()[0])
         stepper.next_button.click()
-    assert seen[1:] == ["BackwardStepper: 3 ops; step 1 of 3: tanh",
-                        "BackwardStepper: 3 ops; step 2 of 3: matmul"]
+    assert seen[1:] == ["BackwardStepper: 3 ops; step 2 of 3: tanh",
+                        "BackwardStepper: 3 ops; step 3 of 3: matmul"]
+    assert stepper.step_label.value == "finished"
     assert stepper.describe() == "BackwardStepper: 3 ops; backward finished: gradients for " \
                                  "1 leaves"
     assert "Backward finished" in stepper.caption.value
@@ -267,7 +271,7 @@ def test_backward_stepper_on_the_xception_block():
         assert png.startswith(PNG_MAGIC) and text == stepper.describe()
         if index < total:
             caption, details = stepper.caption.value, stepper.details.value
-            assert f"Backward step {index} of {total}" in caption
+            assert f"Backward step {index + 1} of {total}" in caption
             assert "<b>dout</b>" in caption and "returns" in caption
             assert "③ dout" in details and "① forward input" in details and "② out" in details
             ops.append(text.splitlines()[0].split(": ", 2)[-1])
@@ -302,7 +306,7 @@ def test_backward_stepper_through_a_custom_bprop():
     y = nb.tensor(np.array([3.0, 4.0]), requires_grad=True)
     stepper = BackwardStepper(MulAdd()(x, y).sum())
     stepper.go(1)
-    assert stepper.describe().splitlines()[0] == ("BackwardStepper: 2 ops; step 1 of 2: "
+    assert stepper.describe().splitlines()[0] == ("BackwardStepper: 2 ops; step 2 of 2: "
                                                   "MulAdd.bprop")
     assert "dout (2,) norm 1.41 -> grad norms: x 2.83, y 1.41" in stepper.describe()
 
@@ -315,7 +319,45 @@ def test_backward_stepper_needs_a_graph():
 def test_backward_stepper_opens_at_a_chosen_step():
     x = nb.tensor([1.0, 2.0], requires_grad=True)
     stepper = BackwardStepper((x * x).sum().tanh(), step=1)
-    assert stepper.current == 1 and "step 1 of 3" in stepper.describe()
+    assert stepper.current == 1 and "step 2 of 3" in stepper.describe()
+
+
+def test_backward_stepper_shows_scalars_with_their_signs():
+    a = nb.tensor(-0.4, requires_grad=True)
+    b = nb.tensor(1.5, requires_grad=True)
+    e = (a * b + 2 * a).tanh()
+    stepper = BackwardStepper(e, {"a": a, "b": b})
+    assert stepper.signed                        # every value is one number: on by itself
+    t = float(np.tanh(-1.4))
+    first = stepper.describe().splitlines()
+    assert first[0] == "BackwardStepper: 4 ops; step 1 of 4: tanh"
+    text, (out, grad) = split_floats(first[1])
+    assert text == "  out #, dout 1 -> grad x #"           # backward starts from 1
+    assert (out, grad) == pytest.approx((t, 1 - t * t), rel=1e-3)
+    assert out < 0                               # the sign, not a norm
+    # the constant 2 is titled "constant" and shows its value after "="
+    labels = [n.label for n in stepper.parts[0]]
+    assert "constant\n= 2" in labels and "a\n= -0.4" in labels and "tanh\n= -0.8854" in labels
+    stepper.go(3)                                # the mul a * b: grad a = dout * b, signed
+    text, (_, _, grad_a, grad_b) = split_floats(stepper.describe().splitlines()[1])
+    assert grad_a == pytest.approx((1 - t * t) * 1.5, rel=1e-3)
+    assert grad_b == pytest.approx((1 - t * t) * -0.4, rel=1e-3) and grad_b < 0
+    assert "<b>-0.4</b>" in stepper.details.value and "‖g‖" not in stepper.details.value
+    stepper.go(99)
+    last = stepper.describe().splitlines()[1]
+    assert last.startswith("  grad a ") and ", grad b -" in last
+    e.backward()
+    assert float(last.split()[2].rstrip(",")) == pytest.approx(a.grad.item(), rel=1e-3)
+    check_fallback(stepper)
+
+
+def test_backward_stepper_signed_mode_needs_scalars():
+    x = nb.tensor([1.0, -2.0], requires_grad=True)
+    assert not BackwardStepper((x * x).sum()).signed
+    with pytest.raises(ValueError, match="signed=True") as info:
+        BackwardStepper((x * x).sum(), signed=True)
+    assert "hint:" in str(info.value)
+    assert not BackwardStepper((x[0] * 3).tanh(), signed=False).signed
 
 
 def test_a_widget_without_draw_or_describe_is_refused_when_defined():

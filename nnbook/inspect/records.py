@@ -55,6 +55,8 @@ class OpNode:
     site: str | None            # the user's source line that created it
     out: np.ndarray | None = field(default=None, repr=False, compare=False)
     input_names: tuple = ()     # the op's names for its inputs ('x', 'weight', 'bias')
+    # per input: the array of a leaf or constant input (kept with ``out``), else None
+    input_values: tuple = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class BackwardTrace:
         for s in self.steps:
             norms = ", ".join("--" if n is None else f"{n:.3g}" for n in s.grad_norms)
             where = f" in {s.layer}" if s.layer else ""
-            lines.append(f"  {s.order:>3}. {s.op}{where}: |dout| = {s.dout_norm:.3g} -> "
+            lines.append(f"  {s.order + 1:>3}. {s.op}{where}: |dout| = {s.dout_norm:.3g} -> "
                          f"|grad| per input = [{norms}]")
         return "\n".join(lines)
 
@@ -263,9 +265,11 @@ def node_of(op, inputs, out, index, leaf_names, nodes, keep=None, parents=None, 
             refs.append(("const", leaf_names.get(id(t), "")))
     if site is None and op.__dict__.get("site"):
         site = op.site
+    values = tuple(None if kind == "node" else t._array for t, (kind, _) in zip(inputs, refs)) \
+        if keep is not None else ()
     return OpNode(index, op.name, layer or _layer_text(op), tuple(tuple(t.shape) for t in inputs),
                   tuple(out.shape), tuple(refs), describe_frame(*site) if site else None,
-                  keep, tuple(op.input_names(len(inputs))))
+                  keep, tuple(op.input_names(len(inputs))), values)
 
 
 def _norm(a):

@@ -77,7 +77,7 @@ class ShapeTrace:
         return self.steps[i]
 
     def __str__(self):
-        rows = [(str(s.index), s.name, " ".join(fmt_shape(x) for x in s.input_shapes),
+        rows = [(str(s.index + 1), s.name, " ".join(fmt_shape(x) for x in s.input_shapes),
                  fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED")
                 for s in self.steps]
         head = ("#", "layer", "input", "output")
@@ -95,7 +95,7 @@ class ShapeTrace:
         return "\n".join(lines)
 
     def __repr__(self):
-        state = "ok" if self.ok else f"failed at step {len(self.steps) - 1}"
+        state = "ok" if self.ok else f"failed at step {len(self.steps)}"
         return f"<ShapeTrace of {self.model}: {len(self.steps)} steps, {state}>"
 
     def _repr_html_(self):
@@ -104,7 +104,7 @@ class ShapeTrace:
         for s in self.steps:
             out = fmt_shape(s.output_shape) if s.output_shape is not None else "<b>FAILED</b>"
             formula = "<br>".join(html.escape(f) for f in s.formula)
-            rows.append(f"<tr><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
+            rows.append(f"<tr><td>{s.index + 1}</td><td><code>{html.escape(s.name)}</code></td>"
                         f"<td>{' '.join(fmt_shape(x) for x in s.input_shapes)}</td>"
                         f"<td>{out}</td><td>{formula}</td></tr>")
         tail = "" if self.error is None else f"<pre>{html.escape(str(self.error))}</pre>"
@@ -201,7 +201,7 @@ class _Tracer(context.Observer):
                          and not (inside and s.path.startswith(inside))), None)
         if producer is not None and producer.path != path and producer.name not in str(err):
             text = (f"{err}\n  the input {fmt_shape(producer.output_shape)} comes from step "
-                    f"{producer.index}, {producer.name}: change that layer or this one so "
+                    f"{producer.index + 1}, {producer.name}: change that layer or this one so "
                     "the two agree.")
             new = type(err)(text)
             new.__cause__ = err

@@ -29,3 +29,6 @@ from .gradient_flow import GradientFlow  # noqa: E402
 from .backward_stepper import BackwardStepper  # noqa: E402
 
 __all__ += ["ParameterExplorer", "GradientFlow", "BackwardStepper"]
+from .optimizer_playground import OptimizerPlayground  # noqa: E402
+
+__all__ += ["OptimizerPlayground"]

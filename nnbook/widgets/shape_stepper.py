@@ -60,12 +60,14 @@ class ShapeStepper(NnbookWidget):
                                           layout=widgets.Layout(width="120px"))
         self.slider = widgets.IntSlider(value=start, min=0, max=last, description="step",
                                         layout=widgets.Layout(width="420px"),
-                                        disabled=last == 0)
+                                        disabled=last == 0, readout=False)
+        self.step_label = widgets.Label()   # the slider holds the index; this counts from 1
         self.previous_button.on_click(lambda _: self._move(-1))
         self.next_button.on_click(lambda _: self._move(+1))
         self.slider.observe(self._on_slider, names="value")
         self._update_buttons()
-        self._setup([widgets.HBox([self.previous_button, self.slider, self.next_button])])
+        self._setup([widgets.HBox([self.previous_button, self.slider, self.step_label,
+                                   self.next_button])])
 
     # -- view state -------------------------------------------------------------------
     @property
@@ -82,12 +84,14 @@ class ShapeStepper(NnbookWidget):
     def _update_buttons(self) -> None:
         self.previous_button.disabled = self.slider.value == 0
         self.next_button.disabled = self.slider.value == self.slider.max
+        self.step_label.value = f"{self.slider.value + 1} of {self.slider.max + 1}"
 
     # -- rendering ----------------------------------------------------------------------
     def _counter(self) -> str:
-        text = f"step {self.step.index} of {len(self.trace.steps)}"
+        # steps count from 1 when shown (the slider and step.index are 0-based)
+        text = f"step {self.step.index + 1} of {len(self.trace.steps)}"
         if self.trace.error is not None and not self.step.failed:
-            text += f" (fails at {len(self.trace.steps) - 1})"
+            text += f" (fails at {len(self.trace.steps)})"
         return text
 
     def draw(self, fig) -> None:

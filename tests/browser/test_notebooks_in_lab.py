@@ -29,7 +29,7 @@ from labdriver import (NOTEBOOKS, PICTURE, STDERR, WIDGET_ERROR, WIDGET_VIEW, dr
 
 NOTEBOOK_PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 WIDGET_NAMES = ("ShapeStepper", "ParameterExplorer", "GradientFlow", "BackwardStepper",
-                "ConvArithmetic")
+                "ConvArithmetic", "OptimizerPlayground")
 
 
 @dataclass

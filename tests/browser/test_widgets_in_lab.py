@@ -4,6 +4,7 @@
   fallbacks of its widgets included, and no live widget yet.
 - In a small generated notebook, the ShapeStepper's slider answers ArrowRight with exactly
   the next step: the caption names the next layer, and the picture changes.
+- The OptimizerPlayground answers a new optimizer chosen in its menu with a new path.
 """
 from __future__ import annotations
 
@@ -27,9 +28,16 @@ STEPPER_CELLS = [
     "model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(84, 10))\n"
     "ShapeStepper(model, (2, 3, 9, 5))",
 ]
-# What the ShapeStepper's caption says at step 0 and, after one ArrowRight, at step 1.
-STEP_0 = ("step 0 of 4", "Conv2d", "(2, 3, 9, 5)", "(2, 4, 7, 3)")
-STEP_1 = ("step 1 of 4", "ReLU")
+# What the ShapeStepper's caption says at step 1 and, after one ArrowRight, at step 2
+# (steps count from 1 when shown).
+STEP_0 = ("step 1 of 4", "Conv2d", "(2, 3, 9, 5)", "(2, 4, 7, 3)")
+STEP_1 = ("step 2 of 4", "ReLU")
+
+PLAYGROUND = "playground_check.ipynb"
+PLAYGROUND_CELLS = [
+    "from nnbook.widgets import OptimizerPlayground\n"
+    "OptimizerPlayground(steps=20)",
+]
 
 
 def shown_outputs(outputs: list) -> list:
@@ -89,9 +97,33 @@ def test_shape_stepper_arrow_right_shows_the_next_layer(page, lab, screenshots):
         expect(caption).to_contain_text(text)
     expect(picture).not_to_have_attribute("src", before)
     next_button = stepper.get_by_role("button", name=re.compile("next"))
-    next_button.click()  # and the button goes on to step 2
+    next_button.click()  # and the button goes on to the third step
     expect(handle).to_have_attribute("aria-valuenow", re.compile(r"^2(\.0)?$"))
-    expect(caption).to_contain_text("step 2 of 4")
+    expect(caption).to_contain_text("step 3 of 4")
     stepper.screenshot(path=screenshots.path("generated--ShapeStepper.png", "a generated notebook",
                                              "ShapeStepper after ArrowRight, then next"))
+    assert notebook.locator(STDERR).all_inner_texts() == []
+
+
+def test_optimizer_playground_redraws_for_another_optimizer(page, lab, screenshots):
+    from playwright.sync_api import expect
+
+    lab.add_notebook(PLAYGROUND, PLAYGROUND_CELLS)
+    notebook = open_notebook(page, lab, PLAYGROUND, len(PLAYGROUND_CELLS))
+    run_all_cells(page, notebook)
+    assert notebook.locator(STDERR).all_inner_texts() == []
+
+    playground = notebook.locator(".jp-Cell").nth(0).locator(WIDGET_VIEW)
+    menus = playground.locator(".widget-dropdown select")
+    expect(menus).to_have_count(2)                      # surface, optimizer
+    picture = playground.locator(PICTURE)
+    expect(picture).to_have_count(1)
+    before = picture.get_attribute("src")
+    assert base64.b64decode(before.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+    menus.nth(1).select_option("Adam")                  # the kernel recomputes the path
+    expect(picture).not_to_have_attribute("src", before)
+    playground.screenshot(path=screenshots.path("generated--OptimizerPlayground.png",
+                                                "a generated notebook",
+                                                "OptimizerPlayground after choosing Adam"))
     assert notebook.locator(STDERR).all_inner_texts() == []

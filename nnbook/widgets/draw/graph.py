@@ -11,7 +11,7 @@ from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import FancyBboxPatch
 
 from ..palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
-from .graph_layout import NODE_H, graph_layout
+from .graph_layout import NODE_H, graph_layout, signed_text
 
 FONT = 10.5
 FORWARD_FILL = "#e3eefa"
@@ -22,7 +22,8 @@ CONST_FILL = "#f2f2f2"
 EDGE_COLOR = "#90a4c0"
 
 
-def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool = True):
+def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool = True,
+               signed: bool = False):
     """Draw ``trace``'s graph on ``ax``; ``current`` is the backward step shown (0-based;
     ``len(trace.steps)`` means backward is finished).  Returns a dict of the artists.
 
@@ -30,6 +31,7 @@ def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool =
     the current one is outlined; the edges to its inputs turn purple, labelled with the
     gradient each input receives.  ``labels=False`` leaves out the node labels (they
     never change, so a widget can draw them once: :func:`render_node_labels`).
+    ``signed`` (a graph of scalars) labels each gradient with its value and sign, not a norm.
     """
     nodes, edges, layout = parts if parts is not None else graph_layout(trace)
     steps = trace.steps
@@ -57,7 +59,8 @@ def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool =
     artists["nodes"] = _node_boxes(nodes, pos, now, done, got_grad)
     ax.add_collection(artists["nodes"])
 
-    artists["gradients"] = _gradient_labels(ax, edges, pos, step, now) if step else []
+    artists["gradients"] = _gradient_labels(ax, edges, pos, step, now, signed) \
+        if step else []
     if labels:
         artists["labels"] = draw_node_labels(ax, (nodes, edges, layout), backward_order(trace))
     frame_graph(ax, (nodes, edges, layout))
@@ -85,7 +88,7 @@ def _node_boxes(nodes, pos, now, done, got_grad) -> PatchCollection:
                            linewidths=widths, linestyles=styles, zorder=3)
 
 
-def _gradient_labels(ax, edges, pos, step, now) -> list:
+def _gradient_labels(ax, edges, pos, step, now, signed=False) -> list:
     """The gradient each input of the current op receives, just below that input."""
     grads = []
     for (u, v, index) in edges:
@@ -95,7 +98,12 @@ def _gradient_labels(ax, edges, pos, step, now) -> list:
         x, y = pos[u]
         y -= NODE_H / 2 + 0.17 + 0.3 * sum(1 for e in edges if e[0] == u and e[1] == now
                                            and e[2] < index)
-        text = "no gradient" if norm is None else f"‖g‖ {norm:.3g}"
+        if norm is None:
+            text = "no gradient"
+        elif signed:
+            text = f"g {signed_text(np.asarray(step.grads[index]).reshape(-1)[0])}"
+        else:
+            text = f"‖g‖ {norm:.3g}"
         grads.append(ax.text(x, y, text, ha="center", va="center", fontsize=FONT - 0.5,
                              color=GRADIENT_COLOR, fontweight="bold", zorder=6,
                              bbox=dict(boxstyle="round,pad=0.12", fc="white",
@@ -187,10 +195,14 @@ PANEL_FONT = 13
 
 
 def draw_graph_legend(fig, left: float, bottom: float = 0.02) -> list:
-    """Two lines saying what the colours of the graph mean (figure texts)."""
+    """Three lines saying what the colours of the graph mean (figure texts)."""
     line = PANEL_FONT * 1.32 / (fig.get_figheight() * 72)
-    return [fig.text(left, bottom + 1.6 * line, "blue: forward values (parameters, inputs, "
+    return [fig.text(left, bottom + 3.2 * line, "grey, dashed: a constant (it needs no "
+                     "gradient)", color=MUTED_COLOR, fontsize=PANEL_FONT - 2, va="bottom",
+                     ha="left"),
+            fig.text(left, bottom + 1.6 * line, "blue: forward values (parameters, inputs, "
                      "ops not yet reached)", color=FORWARD_COLOR, fontsize=PANEL_FONT - 2,
                      va="bottom", ha="left"),
-            fig.text(left, bottom, "purple: backward done · thick: current op · n: order",
+            fig.text(left, bottom, "purple: backward done · thick: current op · "
+                     "n: backward step n",
                      color=GRADIENT_COLOR, fontsize=PANEL_FONT - 2, va="bottom", ha="left")]

@@ -37,15 +37,35 @@ class GraphNode:
     kind: str           # "op", "leaf" or "const"
     title: str          # op name, parameter path, "input"
     shape: tuple
+    value: float | None = None  # signed mode: the scalar this node holds (None otherwise)
 
     @property
     def label(self) -> str:
+        if self.value is not None:  # "= -0.846": a value, never read as a shape or a name
+            return f"{self.title}\n= {signed_text(self.value)}"
         return f"{self.title}\n{compact_shape(self.shape)}"
 
     @property
     def width(self) -> float:
         """Box width in x units: wide enough for the longer line of the label."""
-        return max(0.8, CHAR_W * max(len(line) for line in self.label.split("\n")) + 0.16)
+        least = 1.3 if self.value is not None else 0.8  # room for a signed gradient below
+        return max(least, CHAR_W * max(len(line) for line in self.label.split("\n")) + 0.16)
+
+
+def signed_text(value) -> str:
+    """A scalar with its sign and 4 significant digits: -0.846, 2, 1.5e-05."""
+    return f"{float(value):.4g}"
+
+
+def is_scalar_trace(trace) -> bool:
+    """True if every value in the graph is one number (then signed values can be shown)."""
+    return bool(trace.graph) and all(
+        int(np.prod(n.output_shape)) == 1 and all(int(np.prod(s)) == 1 for s in n.input_shapes)
+        for n in trace.graph)
+
+
+def _scalar(array, signed):
+    return float(np.asarray(array).reshape(-1)[0]) if signed and array is not None else None
 
 
 def compact_shape(shape) -> str:
@@ -53,15 +73,19 @@ def compact_shape(shape) -> str:
     return "×".join(str(int(s)) for s in shape) if len(shape) else "scalar"
 
 
-def graph_parts(trace):
+def graph_parts(trace, signed: bool = False):
     """(nodes, edges) of a BackwardTrace; an edge is (source key, op key, input index).
 
     Each named leaf is one node however many ops read it (a shared parameter shows
     as one leaf with several edges); each unnamed constant is its own node.
+    ``signed`` (a graph of scalars) puts each node's value, with its sign, in its label;
+    an unnamed constant is then titled "constant" (so "= 2" reads as its value).
     """
     nodes, edges, seen = [], [], set()
     for node in trace.graph:
+        values = node.input_values or (None,) * len(node.inputs)
         for index, ((kind, ref), shape) in enumerate(zip(node.inputs, node.input_shapes)):
+            value = _scalar(values[index], signed)
             if kind == "node":
                 key = ("op", ref)
             elif kind == "leaf" or ref:
@@ -69,14 +93,15 @@ def graph_parts(trace):
                 if key not in seen:
                     seen.add(key)
                     nodes.append(GraphNode(key, "leaf" if kind == "leaf" else "const", ref,
-                                           tuple(shape)))
+                                           tuple(shape), value))
             else:
                 key = ("const", f"{node.id}.{index}")
-                nodes.append(GraphNode(key, "const", "input" if index == 0 else "const",
-                                       tuple(shape)))
+                title = "constant" if signed else "input" if index == 0 else "const"
+                nodes.append(GraphNode(key, "const", title, tuple(shape), value))
             edges.append((key, ("op", node.id), index))
         title = op_title(node)
-        nodes.append(GraphNode(("op", node.id), "op", title, tuple(node.output_shape)))
+        nodes.append(GraphNode(("op", node.id), "op", title, tuple(node.output_shape),
+                               _scalar(node.out, signed)))
     return nodes, edges
 
 
@@ -252,8 +277,8 @@ def _nearest_in_order(wanted, offsets):
     return y + offsets
 
 
-def graph_layout(trace) -> tuple:
+def graph_layout(trace, signed: bool = False) -> tuple:
     """(nodes, edges, layout) of a trace; the widget keeps it between steps."""
-    nodes, edges = graph_parts(trace)
+    nodes, edges = graph_parts(trace, signed)
     return nodes, edges, layered_layout([n.key for n in nodes], edges,
                                         {n.key: n.width for n in nodes})
