@@ -145,10 +145,11 @@ DIFFERENCES = [
                "(`scatter_add`; a numeric p)", "`scatter_add` says what it does; the nuclear "
                "norm needs singular values nnbook does not compute"),
     Difference("maths", "`out=` writes a result into an existing tensor", "`nb.add`, `sub`, "
-               "`mul`, `div`, `true_divide`, `cat`, `stack`, `hstack`, `vstack`, `zeros`, "
-               "`ones`, `empty`, `full`, `rand` and `randn` refuse `out=` (InputError); use "
-               "the returned tensor", "results are new tensors, so the graph stays easy to "
-               "follow; ignoring `out=` would leave the tensor given with its old values"),
+               "`mul`, `div`, `true_divide`, `matmul`, `cat`, `stack`, `hstack`, `vstack`, "
+               "`zeros`, `ones`, `empty`, `full`, `rand` and `randn` refuse `out=` "
+               "(InputError); use the returned tensor", "results are new tensors, so the "
+               "graph stays easy to follow; ignoring `out=` would leave the tensor given with "
+               "its old values"),
     # -- autograd ----------------------------------------------------------------------
     Difference("autograd", "`backward(create_graph=True)` records the backward for second "
                "derivatives", "it raises BackwardError: no second derivatives",

@@ -98,6 +98,12 @@ def true_divide(input, other, *, out=None):
 subtract, multiply, divide = sub, mul, div
 
 
+def matmul(input, other, *, out=None):
+    """input @ other (x.matmul(other))."""
+    _no_out("matmul", out)
+    return input.matmul(other)
+
+
 def _no_out(name, out):
     no_out(name, out, "a, b")
 

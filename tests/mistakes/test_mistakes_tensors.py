@@ -336,6 +336,9 @@ ARITHMETIC = [
     mistake("cat with out= (which would otherwise keep its old values)",
             lambda: nb.randn(3, 5), lambda x: nb.cat([x, x], out=nb.zeros(6, 5)),
             InputError, "nb.cat", r"out= is not supported", r"y\.copy_\(nb\.cat\(\.\.\.\)\)"),
+    mistake("matmul with out=, as in the quickstart's tensor lesson", lambda: nb.randn(3, 5),
+            lambda x: nb.matmul(x, x.T, out=nb.zeros(3, 3)),
+            InputError, "nb.matmul", r"out= is not supported", r"y = nb\.matmul\(a, b\)"),
     mistake("zeros with out=", lambda: nb.randn(3, 5), lambda x: nb.zeros(3, 5, out=x),
             InputError, "nb.zeros", r"out= is not supported", r"y = nb\.zeros\(\.\.\.\)"),
 ]
