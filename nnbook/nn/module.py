@@ -557,17 +557,18 @@ class Module:
                 else f"model.{lister}() lists every path."))
         return registry[name]
 
-    def set_submodule(self, target: str, module: Module) -> None:
-        """Replace the layer at a dotted path: ``model.set_submodule('head.0', nn.Linear(8, 3))``."""
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Replace the layer at a dotted path:
+        ``model.set_submodule('head.0', nn.Linear(8, 3))``.  The parent must exist; with
+        ``strict=True`` the layer must exist too (otherwise it is added, as in PyTorch)."""
         parent_path, _, name = target.rpartition(".")
         parent = self.get_submodule(parent_path)
-        if name not in parent._modules:
+        if strict and name not in parent._modules:
             raise ModuleAttributeError(message(
                 f"{type(self).__name__} has no submodule '{target}' to replace.",
                 where=type(self).__name__,
-                hint="model.named_modules() lists every path; add a new layer with "
-                "add_module(name, layer)."))
-        parent.add_module(name, module)
+                hint="model.named_modules() lists every path; strict=False adds a new layer."))
+        parent.add_module(name, module)  # (which refuses what is not a Module)
 
     def __dir__(self):
         # Registered names are attributes too; items of containers (0, 1...) are not names.

@@ -439,3 +439,21 @@ def test_load_state_dict_assign_takes_the_tensors_themselves():
     assert model[0].weight.detach().numpy()[0, 0] == 42.0
     assert model[1].running_mean is state["1.running_mean"]
     assert names(model.named_parameters()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_set_submodule_like_pytorchs():
+    def make(n):
+        return n.Sequential(OrderedDict([("body", n.Sequential(n.Linear(7, 5), n.ReLU())),
+                                         ("head", n.Linear(5, 3))]))
+    model, tmodel = make(nb.nn), make(torch.nn)
+    for m, n in ((model, nb.nn), (tmodel, torch.nn)):
+        m.set_submodule("body.1", n.Tanh())
+        m.set_submodule("body.extra", n.Sigmoid())  # strict=False adds it
+    assert repr(model) == repr(tmodel)
+    with pytest.raises(AttributeError, match="hint:"):
+        model.set_submodule("body.missing", nb.nn.ReLU(), strict=True)
+    with pytest.raises(AttributeError):
+        tmodel.set_submodule("body.missing", torch.nn.ReLU(), strict=True)
+    with pytest.raises(AttributeError, match="hint:"):
+        model.set_submodule("body.1", "relu")
+    assert repr(model) == repr(tmodel)  # nothing changed

@@ -43,10 +43,11 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
     def initialize_parameters(self, input) -> None:
         ndim = getattr(input, "ndim", None)
         if ndim not in (3, 4):
+            got = type(input).__name__ if ndim is None else \
+                f"{ndim}-D with shape {fmt_shape(input.shape)}"
             raise ShapeError(message(
                 f"expects a 3-D (C, H, W) or 4-D (N, C, H, W) input to learn in_channels "
-                f"from, got {f'{ndim}-D with shape {fmt_shape(input.shape)}' if ndim is not None else type(input).__name__}.",
-                hint="give it a batch of images (N, C, H, W)."))
+                f"from, got {got}.", hint="give it a batch of images (N, C, H, W)."))
         channels = int(input.shape[-3])
         if channels % self.groups:
             raise ShapeError(message(
