@@ -235,13 +235,13 @@ def test_backward_stepper_on_a_small_graph_with_the_buttons():
     loss = (x @ w).tanh().sum()
     stepper = BackwardStepper(loss)
     assert stepper.step_slider.max == 3 and stepper.prev_button.disabled
-    assert stepper.describe().splitlines()[0] == "BackwardStepper: 3 ops; step 0 of 3: sum"
+    assert stepper.describe().splitlines()[0] == "BackwardStepper: 3 ops; step 1 of 3: sum"
     seen = []
     while not stepper.next_button.disabled:
         seen.append(stepper.describe().splitlines()[0])
         stepper.next_button.click()
-    assert seen[1:] == ["BackwardStepper: 3 ops; step 1 of 3: tanh",
-                        "BackwardStepper: 3 ops; step 2 of 3: matmul"]
+    assert seen[1:] == ["BackwardStepper: 3 ops; step 2 of 3: tanh",
+                        "BackwardStepper: 3 ops; step 3 of 3: matmul"]
     assert stepper.describe() == "BackwardStepper: 3 ops; backward finished: gradients for " \
                                  "1 leaves"
     assert "Backward finished" in stepper.caption.value
@@ -267,7 +267,7 @@ def test_backward_stepper_on_the_seed002_model():
         assert png.startswith(PNG_MAGIC) and text == stepper.describe()
         if index < total:
             caption, details = stepper.caption.value, stepper.details.value
-            assert f"Backward step {index} of {total}" in caption
+            assert f"Backward step {index + 1} of {total}" in caption  # counted from 1
             assert "<b>dout</b>" in caption and "returns" in caption
             assert "③ dout" in details and "① forward input" in details and "② out" in details
             ops.append(text.splitlines()[0].split(": ", 2)[-1])
@@ -302,7 +302,7 @@ def test_backward_stepper_through_a_custom_bprop():
     y = nb.tensor(np.array([3.0, 4.0]), requires_grad=True)
     stepper = BackwardStepper(MulAdd()(x, y).sum())
     stepper.go(1)
-    assert stepper.describe().splitlines()[0] == ("BackwardStepper: 2 ops; step 1 of 2: "
+    assert stepper.describe().splitlines()[0] == ("BackwardStepper: 2 ops; step 2 of 2: "
                                                   "MulAdd.bprop")
     assert "dout (2,) norm 1.41 -> grad norms: x 2.83, y 1.41" in stepper.describe()
 
@@ -315,7 +315,7 @@ def test_backward_stepper_needs_a_graph():
 def test_backward_stepper_opens_at_a_chosen_step():
     x = nb.tensor([1.0, 2.0], requires_grad=True)
     stepper = BackwardStepper((x * x).sum().tanh(), step=1)
-    assert stepper.current == 1 and "step 1 of 3" in stepper.describe()
+    assert stepper.current == 1 and "step 2 of 3" in stepper.describe()  # shown from 1
 
 
 def test_a_widget_without_draw_or_describe_is_refused_when_defined():

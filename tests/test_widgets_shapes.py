@@ -39,13 +39,13 @@ def stepper():
     return ShapeStepper(seed002(), (10, 3, 16, 8))
 
 
-def test_stepper_starts_at_step_0_with_path_shapes_formula_and_parameters(stepper):
+def test_stepper_starts_at_step_1_with_path_shapes_formula_and_parameters(stepper):
     assert (stepper.slider.min, stepper.slider.max, stepper.slider.value) == (0, 13, 0)
     text, png = shown(stepper)
-    assert text == "ShapeStepper: step 0 of 14, 0 (Conv2d) (10, 3, 16, 8) -> (10, 64, 8, 4)"
+    assert text == "ShapeStepper: step 1 of 14, 0 (Conv2d) (10, 3, 16, 8) -> (10, 64, 8, 4)"
     assert png.startswith(PNG_MAGIC)
     caption = stepper.caption.value
-    for part in ("step 0 of 14", "<code>0</code> <b>Conv2d</b>", "input (10, 3, 16, 8)",
+    for part in ("step 1 of 14", "<code>0</code> <b>Conv2d</b>", "input (10, 3, 16, 8)",
                  "(10, 64, 8, 4)", "H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8",
                  "W_out = floor((8 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 4",
                  "<code>weight</code></td><td>(64, 3, 3, 3)</td>", "1,728", "1,792"):
@@ -62,18 +62,18 @@ def test_stepper_buttons_and_slider_walk_every_step(stepper):
         seen.append(shown(stepper))
     assert stepper.slider.value == 13 and len(seen) == 14
     assert len({text for text, _ in seen}) == 14 and len({png for _, png in seen}) == 14
-    assert seen[-1][0] == "ShapeStepper: step 13 of 14, 8 (LogSoftmax) (10, 3) -> (10, 3)"
+    assert seen[-1][0] == "ShapeStepper: step 14 of 14, 8 (LogSoftmax) (10, 3) -> (10, 3)"
     stepper.previous_button.click()
     assert stepper.slider.value == 12 and not stepper.next_button.disabled
-    assert shown(stepper)[0] == "ShapeStepper: step 12 of 14, 7 (Linear) (10, 512) -> (10, 3)"
+    assert shown(stepper)[0] == "ShapeStepper: step 13 of 14, 7 (Linear) (10, 512) -> (10, 3)"
     stepper.slider.value = 4
-    assert shown(stepper)[0] == ("ShapeStepper: step 4 of 14, 3.1.0 (DepthwiseConv2d) "
+    assert shown(stepper)[0] == ("ShapeStepper: step 5 of 14, 3.1.0 (DepthwiseConv2d) "
                                  "(10, 64, 8, 4) -> (10, 64, 8, 4)")
     caption = stepper.caption.value
     assert "(64, 1, 3, 3)" in caption and "576" in caption and "640" in caption
     assert "H_out = floor((8 + 2·1 − 1·(3 − 1) − 1) / 1) + 1 = 8" in caption
     stepper.slider.value = 8  # an op run by a container: no parameters of its own
-    assert shown(stepper)[0] == ("ShapeStepper: step 8 of 14, 3 (Sum: add) (10, 512, 4, 2) "
+    assert shown(stepper)[0] == ("ShapeStepper: step 9 of 14, 3 (Sum: add) (10, 512, 4, 2) "
                                  "(10, 512, 4, 2) -> (10, 512, 4, 2)")
     assert "(in Sum)" in stepper.caption.value and "<table" not in stepper.caption.value
     stepper.slider.value = 0
@@ -83,13 +83,15 @@ def test_stepper_buttons_and_slider_walk_every_step(stepper):
 def test_a_broken_model_shows_the_failing_layer_instead_of_raising():
     widget = ShapeStepper(broken002(), (10, 3, 16, 8))
     assert widget.slider.max == 5 and widget.slider.value == 0
-    assert shown(widget)[0] == ("ShapeStepper: step 0 of 6 (fails at 5), 0 (Conv2d) "
-                                "(10, 3, 16, 8) -> (10, 64, 8, 4)")
+    assert shown(widget)[0] == (
+        "ShapeStepper: step 1 of 6 (fails at step 6, 3.1.1 (Conv2d)), 0 (Conv2d) "
+        "(10, 3, 16, 8) -> (10, 64, 8, 4)\n"
+        "  the model fails at 3.1.1 (Conv2d): expects input with 32 channels, got 64.")
     widget.slider.value = 4  # the steps before the failure stay reachable
     assert "3.1.0 (DepthwiseConv2d)" in shown(widget)[0]
     widget.next_button.click()
     text, png = shown(widget)
-    assert text == ("ShapeStepper: step 5 of 6, 3.1.1 (Conv2d) (10, 64, 8, 4) -> FAILED: "
+    assert text == ("ShapeStepper: step 6 of 6, 3.1.1 (Conv2d) (10, 64, 8, 4) -> FAILED: "
                     "expects input with 32 channels, got 64.")
     assert png.startswith(PNG_MAGIC)
     caption = widget.caption.value
@@ -127,7 +129,7 @@ def test_a_forward_that_raises_something_else_is_shown_too():
 def test_a_model_that_fails_at_its_first_layer():
     widget = ShapeStepper(nn.Sequential(nn.Conv2d(4, 8, 3)), (2, 3, 9, 5))
     assert widget.slider.max == 0
-    assert widget.describe() == ("ShapeStepper: step 0 of 1, 0 (Conv2d) (2, 3, 9, 5) -> FAILED: "
+    assert widget.describe() == ("ShapeStepper: step 1 of 1, 0 (Conv2d) (2, 3, 9, 5) -> FAILED: "
                                  "expects input with 4 channels, got 3.")
 
 

@@ -52,7 +52,8 @@ class BackwardStepper(NnbookWidget):
         self.next_button = widgets.Button(description="next ▶", tooltip="next backward step")
         self.step_slider = widgets.IntSlider(value=max(0, min(int(step), total)), min=0,
                                              max=total, description="step",
-                                             continuous_update=True)
+                                             continuous_update=True,
+                                             readout=False)  # the caption counts from 1
         self.prev_button.on_click(lambda _: self.go(self.step_slider.value - 1))
         self.next_button.on_click(lambda _: self.go(self.step_slider.value + 1))
         self.step_slider.observe(lambda _: self._moved(), names="value")
@@ -102,7 +103,7 @@ class BackwardStepper(NnbookWidget):
         where = f" ({view.layer})" if view.layer else ""
         grads = ", ".join(f"{a.name} {'None' if a.grad is None else format(a.grad.norm, '.3g')}"
                           for a in view.arguments)
-        return (f"{head}; step {self.current} of {total}: {view.op}{where}\n"
+        return (f"{head}; step {self.current + 1} of {total}: {view.op}{where}\n"
                 f"  dout {_shape(view.dout.shape)} norm {view.dout.norm:.3g} -> "
                 f"grad norms: {grads}")
 
@@ -126,7 +127,7 @@ class BackwardStepper(NnbookWidget):
             else f'<span style="color:{MUTED_COLOR};">grad {e(a.name)} None</span>'
             for a in view.arguments)
         return (f'<div style="font-size:16px;line-height:1.45;">'
-                f"<b>Backward step {view.index} of {view.total}: "
+                f"<b>Backward step {view.index + 1} of {view.total}: "
                 f'<span style="color:{GRADIENT_COLOR};">{e(view.op)}</span></b>{where}. '
                 f'<span style="color:{GRADIENT_COLOR};"><b>dout</b> (norm {view.dout.norm:.3g}) '
                 f"arrives; it returns {sent}.</span></div>")

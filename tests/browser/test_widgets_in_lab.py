@@ -28,8 +28,8 @@ STEPPER_CELLS = [
     "ShapeStepper(model, (2, 3, 9, 5))",
 ]
 # What the ShapeStepper's caption says at step 0 and, after one ArrowRight, at step 1.
-STEP_0 = ("step 0 of 4", "Conv2d", "(2, 3, 9, 5)", "(2, 4, 7, 3)")
-STEP_1 = ("step 1 of 4", "ReLU")
+STEP_0 = ("step 1 of 4", "Conv2d", "(2, 3, 9, 5)", "(2, 4, 7, 3)")
+STEP_1 = ("step 2 of 4", "ReLU")
 
 
 def shown_outputs(outputs: list) -> list:
@@ -91,7 +91,7 @@ def test_shape_stepper_arrow_right_shows_the_next_layer(page, lab, screenshots):
     next_button = stepper.get_by_role("button", name=re.compile("next"))
     next_button.click()  # and the button goes on to step 2
     expect(handle).to_have_attribute("aria-valuenow", re.compile(r"^2(\.0)?$"))
-    expect(caption).to_contain_text("step 2 of 4")
+    expect(caption).to_contain_text("step 3 of 4")
     stepper.screenshot(path=screenshots.path("generated--ShapeStepper.png", "a generated notebook",
                                              "ShapeStepper after ArrowRight, then next"))
     assert notebook.locator(STDERR).all_inner_texts() == []

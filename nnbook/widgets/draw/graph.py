@@ -105,7 +105,8 @@ def _gradient_labels(ax, edges, pos, step, now) -> list:
 
 def draw_node_labels(ax, parts, order=None) -> list:
     """The text in every box: op name (and layer) or leaf name, and the output shape;
-    ``order`` (op key -> backward step, 0-based) numbers each op beside its box."""
+    ``order`` (op key -> backward step, 0-based) numbers each op beside its box, counted
+    from 1 as every text in nnbook counts steps."""
     nodes, _, layout = parts
     texts = []
     for n in nodes:
@@ -192,5 +193,5 @@ def draw_graph_legend(fig, left: float, bottom: float = 0.02) -> list:
     return [fig.text(left, bottom + 1.6 * line, "blue: forward values (parameters, inputs, "
                      "ops not yet reached)", color=FORWARD_COLOR, fontsize=PANEL_FONT - 2,
                      va="bottom", ha="left"),
-            fig.text(left, bottom, "purple: backward done · thick: current op · n: order",
+            fig.text(left, bottom, "purple: backward done · thick: current op · n: step n of backward",
                      color=GRADIENT_COLOR, fontsize=PANEL_FONT - 2, va="bottom", ha="left")]

@@ -93,7 +93,7 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
              for name, shape, g in trace.leaf_grads], color=GRADIENT_COLOR)
         return texts
     view = step_view(trace, current)
-    put(f"backward step {current} of {total}", size=PANEL_FONT + 2, weight="bold",
+    put(f"backward step {current + 1} of {total}", size=PANEL_FONT + 2, weight="bold",
         mono=False, gap=0.2)
     put(f"{view.op}" + (f"  in {view.layer}" if view.layer else ""), color=CURRENT_EDGE,
         size=PANEL_FONT + 1, weight="bold", mono=False)
