@@ -1,5 +1,6 @@
 """ShapeStepper and ConvArithmetic, headless: move every control, read what the view shows."""
 import base64
+import struct
 
 import pytest
 
@@ -263,3 +264,14 @@ def test_layer_parameters_lists_a_layers_own_parameters_and_none_for_ops():
     assert layer_parameters(model, steps[2]) == []   # ReLU
     assert layer_parameters(model, steps[8]) == []   # Sum's add: an op, not a layer
     assert [p[0] for p in layer_parameters(model, steps[6])] == ["weight", "bias"]  # BatchNorm
+
+
+def test_conv_arithmetic_draws_an_invalid_setting_as_a_short_picture():
+    widget = ConvArithmetic(in_height=9, in_width=5, kernel_height=3, kernel_width=3,
+                            stride=1, padding=1, dilation=1, in_channels=4, out_channels=7,
+                            groups=3)
+    width, height = struct.unpack(">II", widget.png()[16:24])
+    assert height < 0.5 * width                 # the message only, not a mostly blank panel
+    widget.controls["groups"].value = 1         # a valid setting gets its full picture back
+    width, full = struct.unpack(">II", widget.png()[16:24])
+    assert full > 2 * height
