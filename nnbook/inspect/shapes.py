@@ -77,7 +77,8 @@ class ShapeTrace:
         return self.steps[i]
 
     def __str__(self):
-        rows = [(str(s.index), s.name, " ".join(fmt_shape(x) for x in s.input_shapes),
+        # steps counted from 1, as in every view
+        rows = [(str(s.index + 1), s.name, " ".join(fmt_shape(x) for x in s.input_shapes),
                  fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED")
                 for s in self.steps]
         head = ("#", "layer", "input", "output")
@@ -95,7 +96,7 @@ class ShapeTrace:
         return "\n".join(lines)
 
     def __repr__(self):
-        state = "ok" if self.ok else f"failed at step {len(self.steps) - 1}"
+        state = "ok" if self.ok else f"failed at step {len(self.steps)}"
         return f"<ShapeTrace of {self.model}: {len(self.steps)} steps, {state}>"
 
     def _repr_html_(self):
