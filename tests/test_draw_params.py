@@ -242,3 +242,19 @@ def test_step_panel_names_the_three_kinds_of_argument():
     assert "purple: backward done" in lines                     # the colour legend
     done = draw_step_panel(Figure(figsize=(6, 6)), trace, len(trace.steps), legend=False)
     assert done[0].get_text().startswith("backward finished")
+
+
+def test_the_legend_lists_only_the_markers_that_are_drawn():
+    nb.manual_seed(3)
+    model = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
+    optimizer = nb.optim.SGD(list(model[0].parameters()), lr=0.1)   # leaves out layer 2
+    model(nb.randn(9, 5)).sum().backward()
+    fig = Figure(figsize=(12, 4))
+    draw_parameters(fig, parameter_report(model, optimizer))
+    texts = [t.get_text() for t in fig.texts]
+    assert any("not in the optimizer" in t for t in texts)
+    assert not any("not in the model" in t or "no gradient" in t or "shared" in t
+                   for t in texts)
+    healthy = Figure(figsize=(12, 4))
+    draw_parameters(healthy, parameter_report(model, nb.optim.SGD(model.parameters(), lr=0.1)))
+    assert any(t.get_text().startswith("no markers") for t in healthy.texts)

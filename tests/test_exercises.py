@@ -2,6 +2,7 @@
 words, on the wrong answers students typically write."""
 import json
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -722,3 +723,46 @@ def test_notebook_with_the_skeletons_filled_in_passes_every_check():
     assert list(results) == list(EXERCISES)
     for result in results.values():
         assert result.passed, str(result)
+
+
+# --------------------------------------------------------------------------
+# Mistakes recognised by name, and the numbers at the failing element
+# --------------------------------------------------------------------------
+
+class _MulAddSwapped(nb.autograd.Function):
+    # z = x * y + 2y: dz/dx = y, dz/dy = x + 2 -- returned the wrong way round
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y + 2 * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        return grad_output * (x + 2), grad_output * y
+
+
+def test_gradients_returned_in_swapped_order_are_named(rng):
+    x = nb.tensor(rng.standard_normal((3, 5)))
+    y = nb.tensor(rng.standard_normal((3, 5)))
+    result = check_function(_MulAddSwapped, x, y)
+    assert_fails(result, "the gradients for 'x' and 'y' are swapped",
+                 "the gradients for 'y' and 'x' are swapped",
+                 next_step="return the gradients in the order of the forward's inputs")
+    assert len(failing_lines(result)) == 2
+
+
+def test_a_maths_slip_shows_the_input_dout_and_the_expected_local_derivative():
+    result = check("swish", swish_rule(lambda x, s, g: 2 * g * (s + x * s * (1 - s))))
+    (line,) = [line for line in result.lines if line.mark == FAIL]
+    detail = line.detail
+    numbers = re.search(r"at element \[(\d+)(?:, (\d+))*\].*numerical (\S+), yours (\S+)",
+                        detail)
+    there = re.search(r"there: x = (\S+), grad_output = (\S+), so d out / d x should be "
+                      r"(\S+) \(numerical gradient / grad_output\)", detail)
+    assert numbers and there, detail
+    x, dout, local = (float(v.rstrip(",")) for v in there.groups())
+    # the local derivative of swish at that x, from the formula (4 significant digits shown)
+    s = 1 / (1 + math.exp(-x))
+    assert local == pytest.approx(s + x * s * (1 - s), rel=2e-3, abs=1e-3)
+    assert float(numbers.group(3)) == pytest.approx(local * dout, rel=5e-3, abs=1e-3)

@@ -56,3 +56,25 @@ def test_a_wrong_gradient_shows_its_error(rng):
     (check,) = report.inputs
     assert not report.passed and check.max_abs_error > 0.1
     assert rows(report) == {"x": (f"{check.max_abs_error:.3g}", "WRONG")}
+
+
+def test_the_text_report_diagnoses_every_wrong_input_not_only_the_first(rng):
+    class Swapped(nb.autograd.Function):
+        # z = 2x + y, with the two local derivatives returned the wrong way round
+        @staticmethod
+        def forward(ctx, x, y):
+            return 2 * x + y
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output, 2 * grad_output
+
+    x = nb.tensor(rng.standard_normal((3, 5)), requires_grad=True)
+    y = nb.tensor(rng.standard_normal((3, 5)), requires_grad=True)
+    report = nb.gradcheck_report(Swapped.apply, (x, y))
+    (_, wrong_y) = report.failures()
+    assert wrong_y.name == "y" and wrong_y.diagnosis
+    text = str(report)
+    assert f"also wrong, 'y': {wrong_y.diagnosis}" in text
+    assert report.failures()[0].diagnosis in report.summary()
+    assert rows(report) == {"x": (rows(report)["x"][0], "WRONG"), "y": (rows(report)["y"][0], "WRONG")}

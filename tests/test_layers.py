@@ -235,3 +235,26 @@ def test_init_is_reproducible_and_pytorch_shaped():
     assert abs(w.detach().numpy().std() - np.sqrt(2 / 40)) < 0.02
     with pytest.raises(InputError, match="at least 2 dimensions"):
         nn.init.kaiming_uniform_(nb.zeros(3))
+
+
+def test_sum_branches_that_round_differently_get_a_rounding_hint(rng):
+    x = nb.tensor(rng.standard_normal((2, 3, 9, 5)).astype(np.float32))
+    # both halve the size; the 1x1 conv rounds up (5x3), MaxPool2d(2, 2) down (4x2)
+    unit = nn.Sum(nn.Conv2d(3, 3, 1, stride=2), nn.MaxPool2d(2, 2))
+    with pytest.raises(nb.errors.ShapeError) as caught:
+        unit(x)
+    text = str(caught.value)
+    assert "(2, 3, 5, 3)" in text and "(2, 3, 4, 2)" in text
+    assert "one rounds up and the other down" in text and "MaxPool2d(3, 2, 1)" in text
+    assert "in total" not in text
+    assert nn.Sum(nn.Conv2d(3, 3, 1, stride=2), nn.MaxPool2d(3, 2, 1))(x).shape == (2, 3, 5, 3)
+    assert nn.Sum(nn.Conv2d(3, 3, 1, stride=2),
+                  nn.MaxPool2d(2, 2, ceil_mode=True))(x).shape == (2, 3, 5, 3)
+
+
+def test_sum_branches_with_different_strides_get_the_stride_hint(rng):
+    x = nb.tensor(rng.standard_normal((2, 3, 9, 5)).astype(np.float32))
+    with pytest.raises(nb.errors.ShapeError) as caught:
+        nn.Sum(nn.Conv2d(3, 3, 1), nn.MaxPool2d(2, 2))(x)
+    assert "the stride the other branch has in total" in str(caught.value)
+    assert "rounds up" not in str(caught.value)

@@ -367,3 +367,56 @@ def test_a_widget_without_draw_or_describe_is_refused_when_defined():
         class Half(NnbookWidget):
             def draw(self, fig):
                 pass
+
+
+def test_gradient_flow_colours_bars_by_layer_kind_and_explains_them():
+    nb.manual_seed(5)
+    model = nn.Sequential(nn.Linear(5, 7), nn.BatchNorm1d(7), nn.ReLU(), nn.Linear(7, 3))
+    flow = GradientFlow(model, redraw_interval=0)
+    nn.CrossEntropyLoss()(model(nb.randn(11, 5)), nb.randint(0, 3, (11,))).backward()
+    flow.record()
+    ax = flow.figure.axes[0]
+    from matplotlib.colors import to_hex
+    from nnbook.widgets.palette import LAYER_KIND_COLORS
+    colours = [to_hex(p.get_facecolor()) for p in ax.patches[:3]]
+    assert colours == [LAYER_KIND_COLORS[k] for k in ("Linear", "BatchNorm", "Linear")]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["Linear", "BatchNorm", "in a red zone"]     # only the kinds drawn
+    width = int.from_bytes(flow.png()[16:20], "big")  # the PNG header's width
+    assert width >= 1200
+
+
+def test_gradient_flow_shows_dead_relus_saturation_and_update_ratios():
+    nb.manual_seed(6)
+    model = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 4), nn.Sigmoid(),
+                          nn.Linear(4, 3))
+    with nb.no_grad():      # three of the seven ReLU units never fire; the sigmoid saturates
+        model[0].bias[:3] = -100.0
+        model[2].weight.mul_(0.0)
+        model[2].bias.fill_(8.0)
+    flow = GradientFlow(model, redraw_interval=0)
+    optimizer = nb.optim.SGD(model.parameters(), lr=0.5)
+    x, y = nb.randn(9, 5), nb.randint(0, 3, (9,))
+    before = model[4].weight.detach().numpy().copy()
+    for _ in range(2):
+        optimizer.zero_grad()
+        nn.CrossEntropyLoss()(model(x), y).backward()
+        flow.record()
+        if len(flow.history) == 1:
+            first, first_lines = flow.describe(), flow.activity_lines()
+        optimizer.step()
+    # 3 of 7 ReLU units dead; every sigmoid output saturated
+    assert "activations: dead ReLU by layer 1 43%; saturated Sigmoid by layer 3 100%" in first
+    assert "update/data: from the second recorded step on" in first_lines
+    assert len(first.splitlines()) == 5                     # the text view stays short
+    activations, ratios = flow.activity()
+    assert activations["1"].fraction == pytest.approx(3 / 7)
+    after = model[4].weight.detach().numpy()
+    # ratios of the step between the two records: compare with the weights themselves
+    flow_ratio = ratios["4.weight"]
+    assert flow_ratio > 0
+    moved = np.linalg.norm(flow._before["4.weight"] - before) / np.linalg.norm(before)
+    assert flow_ratio == pytest.approx(moved, rel=1e-6)
+    assert not np.allclose(after, before)
+    assert "update/data (last step): 0.weight" in flow.describe()
+    assert "4.bias" not in flow.describe()                  # biases only when shown

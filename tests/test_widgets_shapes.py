@@ -1,5 +1,6 @@
 """ShapeStepper and ConvArithmetic, headless: move every control, read what the view shows."""
 import base64
+import struct
 
 import pytest
 
@@ -39,7 +40,7 @@ def stepper():
     return ShapeStepper(xception_block(), (10, 3, 16, 8))
 
 
-def test_stepper_starts_at_step_0_with_path_shapes_formula_and_parameters(stepper):
+def test_stepper_starts_at_step_1_with_path_shapes_formula_and_parameters(stepper):
     assert (stepper.slider.min, stepper.slider.max, stepper.slider.value) == (0, 13, 0)
     text, png = shown(stepper)
     assert text == "ShapeStepper: step 1 of 14, 0 (Conv2d) (10, 3, 16, 8) -> (10, 64, 8, 4)"
@@ -83,8 +84,10 @@ def test_stepper_buttons_and_slider_walk_every_step(stepper):
 def test_a_broken_model_shows_the_failing_layer_instead_of_raising():
     widget = ShapeStepper(broken002(), (10, 3, 16, 8))
     assert widget.slider.max == 5 and widget.slider.value == 0
-    assert shown(widget)[0] == ("ShapeStepper: step 1 of 6 (fails at 6), 0 (Conv2d) "
-                                "(10, 3, 16, 8) -> (10, 64, 8, 4)")
+    assert shown(widget)[0] == (
+        "ShapeStepper: step 1 of 6 (fails at step 6, 3.1.1 (Conv2d)), 0 (Conv2d) "
+        "(10, 3, 16, 8) -> (10, 64, 8, 4)\n"
+        "  the model fails at 3.1.1 (Conv2d): expects input with 32 channels, got 64.")
     widget.slider.value = 4  # the steps before the failure stay reachable
     assert "3.1.0 (DepthwiseConv2d)" in shown(widget)[0]
     widget.next_button.click()
@@ -261,3 +264,14 @@ def test_layer_parameters_lists_a_layers_own_parameters_and_none_for_ops():
     assert layer_parameters(model, steps[2]) == []   # ReLU
     assert layer_parameters(model, steps[8]) == []   # Sum's add: an op, not a layer
     assert [p[0] for p in layer_parameters(model, steps[6])] == ["weight", "bias"]  # BatchNorm
+
+
+def test_conv_arithmetic_draws_an_invalid_setting_as_a_short_picture():
+    widget = ConvArithmetic(in_height=9, in_width=5, kernel_height=3, kernel_width=3,
+                            stride=1, padding=1, dilation=1, in_channels=4, out_channels=7,
+                            groups=3)
+    width, height = struct.unpack(">II", widget.png()[16:24])
+    assert height < 0.5 * width                 # the message only, not a mostly blank panel
+    widget.controls["groups"].value = 1         # a valid setting gets its full picture back
+    width, full = struct.unpack(">II", widget.png()[16:24])
+    assert full > 2 * height

@@ -98,6 +98,10 @@ class GradcheckReport:
             lines.append(f"  {c.name:<12} {fmt_shape(c.shape):<16} "
                          f"{self._shown_error(c):>12}  {result}")
         lines.append(f"  (eps={self.eps:g}, atol={self.atol:g}, rtol={self.rtol:g})")
+        # the summary diagnoses the first wrong input; the text says what the others have too,
+        # as the HTML table does in its last column
+        lines += [f"  also wrong, '{c.name}': {c.diagnosis}"
+                  for c in self.failures()[1:] if c.diagnosis]
         return "\n".join(lines + [f"  note: {n}" for n in self.notes])
 
     def _repr_html_(self):

@@ -261,9 +261,17 @@ def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=T
             outs = _outputs(run())
         return sum(float(np.sum(o._array.astype(np.float64) * d)) for o, d in zip(outs, douts))
 
-    for leaf, grad, grad2 in zip(leaves, grads, doubled):
+    numericals = [numerical_vjp(loss, leaf.tensor._array, EPS) for leaf in leaves]
+    swapped = _swapped_pairs(leaves, grads, numericals)
+    for leaf, grad, grad2, numerical in zip(leaves, grads, doubled, numericals):
         x = leaf.tensor._array
-        numerical = numerical_vjp(loss, x, EPS)
+        if leaf.name in swapped:
+            other = swapped[leaf.name]
+            checks.fail(f"the gradients for '{leaf.name}' and '{other}' are swapped: the one "
+                        f"returned for '{leaf.name}' is the right one for '{other}'",
+                        f"return the gradients in the order of the forward's inputs: the one "
+                        f"for '{leaf.name}' where '{leaf.name}' comes.")
+            continue
         if grad is None:
             if np.allclose(numerical, 0, atol=ATOL):
                 checks.ok(f"'{leaf.name}' gets no gradient, and the output does not depend "
@@ -282,7 +290,8 @@ def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=T
         checks.fail(what, step,
                     f"at element [{_index(at)}] of '{leaf.name}' {fmt_shape(x.shape)}: "
                     f"numerical {float(numerical[at]):.4g}, yours {float(grad[at]):.4g} "
-                    f"({int(bad.sum())} of {bad.size} elements differ)")
+                    f"({int(bad.sum())} of {bad.size} elements differ)"
+                    + _local_view(leaf.name, x, douts, at, numerical, grad_name))
 
 
 def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
@@ -314,6 +323,33 @@ def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
                 "factor is off", "look for a constant too many or too few (a 2, or a 1/2), then "
                 + by_hand)
     return f"the gradient for '{name}' differs from numerical derivatives", by_hand
+
+
+def _swapped_pairs(leaves, grads, numericals) -> dict:
+    """name -> the other name, for two inputs whose returned gradients are each the other's
+    right one (and not their own): the gradients came back in the wrong order."""
+    def near(a, b):
+        return a is not None and a.shape == b.shape and \
+            np.allclose(a, b, rtol=RTOL, atol=ATOL)
+    found = {}
+    for i, j in ((i, j) for i in range(len(leaves)) for j in range(i + 1, len(leaves))):
+        gi, gj, ni, nj = grads[i], grads[j], numericals[i], numericals[j]
+        if near(gi, nj) and near(gj, ni) and not near(gi, ni):
+            found[leaves[i].name], found[leaves[j].name] = leaves[j].name, leaves[i].name
+    return found
+
+
+def _local_view(name, x, douts, at, numerical, grad_name) -> str:
+    """For an elementwise rule (one output of the input's shape): the input, the incoming
+    gradient and the local derivative the rule should have used at the failing element."""
+    if len(douts) != 1 or douts[0].shape != x.shape or not x.shape:
+        return ""
+    d = float(douts[0][at])
+    text = f"\n  there: {name} = {float(x[at]):.4g}, {grad_name} = {d:.4g}"
+    if abs(d) > 1e-8:
+        text += (f", so d out / d {name} should be {float(numerical[at]) / d:.4g} "
+                 f"(numerical gradient / {grad_name})")
+    return text
 
 
 def _times(c: float) -> str:

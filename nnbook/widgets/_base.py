@@ -18,10 +18,10 @@ from matplotlib.figure import Figure
 PNG_DPI = 80
 
 
-def figure_png(fig: Figure) -> bytes:
+def figure_png(fig: Figure, dpi: float = PNG_DPI) -> bytes:
     """The figure as PNG bytes; no timestamps or version text, so the bytes are stable."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -33,6 +33,7 @@ class NnbookWidget(widgets.VBox):
     """
 
     figsize = (8.0, 4.0)
+    png_dpi = PNG_DPI  # a full-width chart sets more, so that its PNG is 1200 px or wider
     REQUIRED = ("draw", "describe")
 
     def __init_subclass__(cls, **kwargs):
@@ -61,7 +62,7 @@ class NnbookWidget(widgets.VBox):
         """Draw the current view and show it (assigning outputs: nothing leaks under nbval)."""
         self.figure.clear()
         self.draw(self.figure)
-        self._png = figure_png(self.figure)
+        self._png = figure_png(self.figure, self.png_dpi)
         self.caption.value = self.caption_html()
         self.output.outputs = ({
             "output_type": "display_data",

@@ -138,13 +138,15 @@ class ConvArithmetic(NnbookWidget):
         # Two Axes at most (each costs ~10 ms to make); text goes in figure coordinates.
         g = self.geometry
         self.drawn = {}  # the grid's artists by kind, for tests and the curious
+        # an invalid setting shows only its message: a short picture, not a mostly blank one
+        fig.set_size_inches(self.figsize if g.ok else (self.figsize[0], 2.3))
         if not g.ok:
             ax = fig.add_axes((0, 0, 1, 1))
             ax.set_axis_off()
             draw_text_lines(ax, [(conv_title(g) + " → no output: these settings do not fit",
                                   {"size": 15, "bold": True, "color": ERROR})],
-                            x=0.02, top=0.98)
-            draw_conv_text(ax, g, wrap=62, error_size=14, x=0.03, top=0.86)
+                            x=0.02, top=0.96)
+            draw_conv_text(ax, g, wrap=62, error_size=14, x=0.03, top=0.74)
             return
         grid = fig.add_axes((0.01, 0.27, 0.7, 0.58))
         draw_text_lines(grid, [(conv_title(g), {"size": 15, "bold": True, "color": TEXT})],

@@ -7,8 +7,11 @@
         flow.record()                      # one call per step
         optimizer.step()
 
-Bars in layer order; a slider goes back over the recorded steps.  Thresholds mark
-the vanishing and exploding zones.  The statistics come from
+Bars in layer order, coloured by the kind of layer; a slider goes back over the
+recorded steps.  Thresholds mark the vanishing and exploding zones.  Under the chart (and
+in the text) each step also gets what nnbook.inspect.activity measures: the fraction of
+dead ReLU units and of saturated sigmoid or tanh outputs in the forward before it, and the
+update-to-data ratio of each weight over the optimizer step before it.  The statistics come from
 :class:`nnbook.inspect.GradientHistory`; the zones from
 :func:`nnbook.inspect.flow.gradient_flow`.
 """
@@ -21,10 +24,11 @@ import weakref
 import ipywidgets as widgets
 
 from ..errors import InputError, message
-from ..inspect.flow import STATS, flow_range, gradient_flow
+from ..inspect.activity import snapshot, update_ratios, watch_activations
+from ..inspect.flow import STATS, flow_range, gradient_flow, is_bias
 from ..inspect.records import GradientHistory
 from ._base import NnbookWidget
-from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR
+from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, layer_kind
 from .draw.gradients import draw_gradient_bars, empty_flow
 
 STAT_OPTIONS = (("norm", "norm"), ("mean", "mean"), ("max |grad|", "max_abs"))
@@ -34,6 +38,7 @@ class GradientFlow(NnbookWidget):
     """Per-parameter gradient norm, mean or max |grad| over recorded training steps."""
 
     figsize = (11.0, 5.2)
+    png_dpi = 110  # 1210 px wide: readable on a projector
 
     def __init__(self, model=None, history: GradientHistory | None = None,
                  thresholds=(1e-5, 1e2), stat: str = "norm", log: bool = True,
@@ -61,6 +66,12 @@ class GradientFlow(NnbookWidget):
         self.redraw_interval = redraw_interval  # record() redraws at most this often
         self._ranges: dict = {}   # (stat, biases) -> [steps covered, (lo, hi) or None]
         self._last_draw, self._stale = 0.0, False
+        # activations and updates, per index into the history (steps recorded here only)
+        self._live: dict = {}          # layer path -> ActivationStats of its last output
+        self._activity: dict = {}      # history index -> (activations, update ratios)
+        self._before = None            # the parameters at the last record()
+        if self.model is not None:
+            watch_activations(self.model, self._live)
 
         self.stat_dropdown = widgets.Dropdown(options=STAT_OPTIONS, value=stat,
                                               description="statistic")
@@ -91,6 +102,9 @@ class GradientFlow(NnbookWidget):
         """
         stats = self.history.record(step)
         newest = len(self.history) - 1
+        ratios = update_ratios(self._before, self.model) if self._before is not None else {}
+        self._activity[newest] = (dict(self._live), ratios)
+        self._before = snapshot(self.model)
         self._quiet = True
         try:
             self.step_slider.disabled = False
@@ -160,11 +174,49 @@ class GradientFlow(NnbookWidget):
                            "once per training step")
             return
         step, stats = current
-        fig.subplots_adjust(left=0.09, right=0.89, top=0.9, bottom=0.22)
+        lines = self.activity_lines()
+        fig.subplots_adjust(left=0.09, right=0.89, top=0.9, bottom=0.3 if lines else 0.22)
+        for i, line in enumerate(lines):
+            fig.text(0.01, 0.07 - 0.055 * i, _fit(line), fontsize=12, color=MUTED_COLOR,
+                     ha="left", va="bottom")
         draw_gradient_bars(ax, stats, self.stat_dropdown.value, self.log_checkbox.value,
                            self.thresholds, self.bias_checkbox.value, limits=self._limits(),
                            title=f"step {step}  ({self.step_slider.value + 1} of "
-                                 f"{len(self.history)} recorded)")
+                                 f"{len(self.history)} recorded)", kinds=self.kinds())
+
+    def kinds(self) -> dict:
+        """Parameter path -> kind of its layer ('Linear', 'Conv', 'BatchNorm', 'other')."""
+        modules = dict(self.model.named_modules())
+        return {path: layer_kind(modules.get(path.rpartition(".")[0], self.model))
+                for path, _ in self.model.named_parameters()}
+
+    def activity(self):
+        """(activations, update ratios) of the step shown: {layer path: ActivationStats}
+        and {parameter path: ratio}; empty for a step recorded without this widget."""
+        current = self.current()
+        if current is None:
+            return {}, {}
+        return self._activity.get(min(self.step_slider.value, len(self.history) - 1), ({}, {}))
+
+    def activity_lines(self) -> list:
+        """Two short lines: activations in the last forward, updates of the last step."""
+        activations, ratios = self.activity()
+        lines = []
+        parts = []
+        for kind in ("ReLU", "Sigmoid", "Tanh"):  # one part per kind of activation
+            of_kind = [a for a in activations.values() if a.kind == kind]
+            if of_kind:
+                parts.append(f"{of_kind[0].what} {kind} by layer " + ", ".join(
+                    f"{a.path} {a.fraction:.0%}" for a in of_kind))
+        if parts:
+            lines.append("activations: " + "; ".join(parts))
+        shown = {p: r for p, r in ratios.items() if self.bias_checkbox.value or not is_bias(p)}
+        if shown:
+            lines.append("update/data (last step): " + ", ".join(
+                f"{p} {'--' if r is None else format(r, '.0e')}" for p, r in shown.items()))
+        elif activations:
+            lines.append("update/data: from the second recorded step on")
+        return lines
 
     def _zones(self):
         bars = self.bars()
@@ -185,6 +237,8 @@ class GradientFlow(NnbookWidget):
         lines.append(f"  exploding (> {high:g}): {_names(exploding)}")
         if missing:
             lines.append(f"  no gradient: {_names(missing)}")
+        # the text view stays at 5 short lines: activity fills what is left
+        lines += [_fit(f"  {line}", 158) for line in self.activity_lines()][:5 - len(lines)]
         return "\n".join(lines)
 
     def caption_html(self) -> str:
@@ -207,6 +261,7 @@ class GradientFlow(NnbookWidget):
         if not (vanishing or exploding or missing):
             parts.append(f'<span style="color:{GRADIENT_COLOR};">all within '
                          f"[{low:g}, {high:g}]</span>")
+        parts += [html.escape(line) for line in self.activity_lines()]
         return '<div style="font-size:15px;line-height:1.5;">' + "<br>".join(parts) + "</div>"
 
     # -- the static view is always up to date -----------------------------------------------
@@ -217,6 +272,11 @@ class GradientFlow(NnbookWidget):
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         self.flush()
         return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+
+
+def _fit(line: str, width: int = 150) -> str:
+    """One line of the picture, cut to what fits at 12 pt (the text view has it all)."""
+    return line if len(line) <= width else line[:width - 2] + " …"
 
 
 def _names(paths) -> str:

@@ -16,3 +16,16 @@ LAYER_COLOR, LAYER_FILL = "#e65100", "#ffe0b2"       # the layer between them
 PADDING_COLOR, PADDING_FILL = "#757575", "#e0e0e0"   # padding zeros
 TEXT_COLOR = "#212121"
 MUTED_COLOR = "#616161"                              # secondary text
+
+# Bars of a gradient chart, one colour per kind of layer (the legend names them)
+LAYER_KIND_COLORS = {"Linear": "#7b3fa0", "Conv": "#00838f", "BatchNorm": "#ef6c00",
+                     "other": "#6d4c41"}
+
+
+def layer_kind(module) -> str:
+    """'Linear', 'Conv', 'BatchNorm' or 'other': the key of LAYER_KIND_COLORS."""
+    name = type(module).__name__
+    for kind in ("BatchNorm", "Conv", "Linear"):
+        if kind in name:
+            return kind
+    return "other"

@@ -88,10 +88,11 @@ class ShapeStepper(NnbookWidget):
 
     # -- rendering ----------------------------------------------------------------------
     def _counter(self) -> str:
-        # steps count from 1 when shown (the slider and step.index are 0-based)
+        # counted from 1, as every stepper and trace in nnbook counts its steps
         text = f"step {self.step.index + 1} of {len(self.trace.steps)}"
         if self.trace.error is not None and not self.step.failed:
-            text += f" (fails at {len(self.trace.steps)})"
+            failing = self.trace.steps[-1]
+            text += f" (fails at step {len(self.trace.steps)}, {failing.name})"
         return text
 
     def draw(self, fig) -> None:
@@ -113,7 +114,13 @@ class ShapeStepper(NnbookWidget):
             result = f"FAILED: {what}"
         else:
             result = fmt_shape(step.output_shape)
-        return f"ShapeStepper: {self._counter()}, {step.name} {inputs} -> {result}"
+        text = f"ShapeStepper: {self._counter()}, {step.name} {inputs} -> {result}"
+        if self.trace.error is not None and not step.failed:
+            # the text view has no red box further on: say which layer fails, and why
+            failing = self.trace.steps[-1]
+            what = split_error(self.trace.error)["what"]
+            text += f"\n  the model fails at {failing.name}: {what.split(': ', 1)[-1]}"
+        return text
 
     def caption_html(self) -> str:
         step, params = self.step, self.params[self.slider.value]

@@ -221,7 +221,8 @@ class _Branches(Module):
                 raise ShapeError(message(
                     f"the branches of {type(self).__name__} give different shapes: {a} gives "
                     f"{fmt_shape(first.shape)}, {b} gives {fmt_shape(out.shape)}.",
-                    values=f"{rule}.", hint=hint))
+                    values=f"{rule}.", hint=hint(first.shape, out.shape) if callable(hint)
+                    else hint))
         return outputs
 
 
@@ -234,9 +235,7 @@ class Sum(_Branches):
     def forward(self, input):
         outputs = self._run_branches(
             input, lambda out, first: out.shape == first.shape,
-            "the outputs are added, so their shapes must be equal",
-            "check the strides and padding of both branches: for a shortcut, give the 1x1 "
-            "conv the stride the other branch has in total (its convs and pools).")
+            "the outputs are added, so their shapes must be equal", _sum_hint)
         total = outputs[0]
         for out in outputs[1:]:
             total = total + out
@@ -266,6 +265,23 @@ class Concat(_Branches):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+def _sum_hint(a: tuple, b: tuple) -> str:
+    """What to change when two branches of a Sum disagree. Sizes that differ by one are a
+    rounding mismatch: both branches shrink by the same stride s, but a 1x1 conv with stride
+    s gives ceil(H / s) and, say, MaxPool2d(2, 2) gives floor(H / 2) -- equal only when s
+    divides H. Otherwise the branches shrink by different strides."""
+    if len(a) == len(b) > 2 and a[:2] == b[:2]:
+        gaps = [abs(x - y) for x, y in zip(a[2:], b[2:])]
+        if max(gaps) == 1:
+            return ("the spatial sizes differ by one: both branches shrink by the same stride, "
+                    "but one rounds up and the other down (a 1x1 conv with stride 2 gives "
+                    "ceil(H / 2), MaxPool2d(2, 2) gives floor(H / 2)); pool with a window that "
+                    "rounds up too, such as MaxPool2d(3, 2, 1), or pass ceil_mode=True, or use "
+                    "sizes that the stride divides.")
+    return ("check the strides and padding of both branches: for a shortcut, give the 1x1 "
+            "conv the stride the other branch has in total (its convs and pools).")
 
 
 def _own_path(module) -> str:

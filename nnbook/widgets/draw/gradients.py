@@ -1,7 +1,10 @@
 """Drawing gradient statistics per parameter: bars in layer order, zones marked.
 
 Healthy gradients are purple (the colour of gradients everywhere in nnbook); bars in
-the vanishing or exploding zone are red, pale for vanishing and dark for exploding.
+the vanishing or exploding zone are red, pale for vanishing and dark for exploding. Given
+the kind of layer of each parameter (``kinds``), the bars take the colour of their kind
+instead (LAYER_KIND_COLORS), and a bar in a zone keeps it, hatched with a red edge; the
+legend explains every colour drawn.
 """
 from __future__ import annotations
 
@@ -9,10 +12,10 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullLocator
 
 from ...inspect.flow import gradient_flow
-from ..palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR
+from ..palette import GRADIENT_COLOR, LAYER_KIND_COLORS, MUTED_COLOR, PROBLEM_COLOR
 
-FONT = 12
-SMALL = 10.5
+FONT = 13
+SMALL = 12
 ZONE_COLORS = {"healthy": GRADIENT_COLOR, "vanishing": "#e57373", "exploding": "#8e0000",
                "none": "#bdbdbd"}
 ZONE_FILL = "#fff0ef"
@@ -21,13 +24,15 @@ STAT_LABELS = {"norm": "‖grad‖ (norm)", "mean": "mean of grad", "max_abs": "
 
 def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
                        thresholds=(1e-5, 1e2), biases: bool = False, limits=None,
-                       title: str | None = None):
+                       title: str | None = None, kinds: dict | None = None):
     """Bars of one statistic per parameter, in layer order, coloured by zone.
 
     ``stats``: GradStats of one step; ``limits``: (smallest, largest) magnitude to keep
-    the scale fixed while stepping (e.g. from ``flow_range``); returns the bars.
+    the scale fixed while stepping (e.g. from ``flow_range``); ``kinds``: parameter path ->
+    kind of layer (a key of LAYER_KIND_COLORS), to colour the bars by kind; returns the bars.
     """
     flow = gradient_flow(stats, stat, thresholds, biases)
+    colours = [_bar_colour(b, kinds) for b in flow]
     low, high = thresholds
     xs = list(range(len(flow)))
     values = [b.value for b in flow]
@@ -37,8 +42,7 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         floor = min(lo if lo > 0 else low, low) / 10
         top = max(hi, high) * 10
         heights = [max(v, floor) - floor for v in shown]
-        bars = ax.bar(xs, heights, bottom=floor, width=0.7,
-                      color=[ZONE_COLORS[b.zone] for b in flow])
+        bars = ax.bar(xs, heights, bottom=floor, width=0.7, color=colours)
         ax.set_yscale("log")
         ax.yaxis.set_major_locator(LogLocator(numticks=8))
         ax.yaxis.set_minor_locator(NullLocator())
@@ -50,7 +54,7 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         lo, hi = limits if limits else _magnitudes(values)
         top = (hi or 1.0) * 1.2
         bottom = -top if stat == "mean" else 0.0  # a mean has a sign: keep 0 in the middle
-        bars = ax.bar(xs, shown, width=0.7, color=[ZONE_COLORS[b.zone] for b in flow])
+        bars = ax.bar(xs, shown, width=0.7, color=colours)
         ax.set_ylim(bottom, top)
         ax.axhline(0, color="#9e9e9e", lw=1)
     _draw_thresholds(ax, thresholds, log)
@@ -69,11 +73,29 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         ax.set_title(title, fontsize=FONT + 1, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    ax.legend(handles=[Patch(color=ZONE_COLORS[z], label=z) for z in
-                       ("healthy", "vanishing", "exploding")],
-              loc="lower right", fontsize=SMALL, ncol=3, frameon=False,
-              bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
+    if kinds is None:
+        handles = [Patch(color=ZONE_COLORS[z], label=z) for z in
+                   ("healthy", "vanishing", "exploding")]
+    else:  # the kinds drawn, then how a bar in a zone looks
+        shown_kinds = [k for k in LAYER_KIND_COLORS if any(kinds.get(b.path) == k for b in flow)]
+        handles = [Patch(color=LAYER_KIND_COLORS[k], label=k) for k in shown_kinds]
+        handles.append(Patch(facecolor="white", edgecolor=PROBLEM_COLOR, hatch="///",
+                             label="in a red zone"))
+        for bar, b in zip(bars, flow):
+            if b.zone in ("vanishing", "exploding"):
+                bar.set_hatch("///")
+                bar.set_edgecolor(PROBLEM_COLOR)
+                bar.set_linewidth(1.5)
+    ax.legend(handles=handles, loc="lower right", fontsize=SMALL, ncol=len(handles),
+              frameon=False, bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
     return bars
+
+
+def _bar_colour(bar, kinds):
+    """The zone's colour, or the layer kind's when kinds are given (grey: no gradient)."""
+    if kinds is None or bar.zone == "none":
+        return ZONE_COLORS[bar.zone]
+    return LAYER_KIND_COLORS.get(kinds.get(bar.path, "other"), LAYER_KIND_COLORS["other"])
 
 
 def _draw_thresholds(ax, thresholds, log: bool) -> None:

@@ -113,7 +113,8 @@ def _gradient_labels(ax, edges, pos, step, now, signed=False) -> list:
 
 def draw_node_labels(ax, parts, order=None) -> list:
     """The text in every box: op name (and layer) or leaf name, and the output shape;
-    ``order`` (op key -> backward step, 0-based) numbers each op beside its box."""
+    ``order`` (op key -> backward step, 0-based) numbers each op beside its box, counted
+    from 1 as every text in nnbook counts steps."""
     nodes, _, layout = parts
     texts = []
     for n in nodes:

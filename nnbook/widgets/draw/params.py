@@ -116,11 +116,19 @@ def _short(flag: str) -> str:
             "nonfinite_gradient": "NaN/inf gradient"}[flag]
 
 
-def draw_legend(fig, y: float = 0.01):
-    """One line under the plots: what the markers mean."""
-    parts = [(f"{FLAGS[f][0]} {_short(f)}", PROBLEM_COLOR) for f in
-             ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient")]
-    parts.append(("⇄ shared (all paths listed)", INFO_COLOR))
+def draw_legend(fig, y: float = 0.01, rows=None):
+    """One line under the plots: what the markers drawn mean (only those in ``rows``;
+    every marker when ``rows`` is None)."""
+    order = ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient",
+             "nonfinite_gradient")
+    used = set(order) if rows is None else {f for r in rows for f in r.problems}
+    shared = rows is None or any("shared" in r.flags for r in rows)
+    parts = [(f"{FLAGS[f][0]} {_short(f)}", PROBLEM_COLOR) for f in order if f in used]
+    if shared:
+        parts.append(("⇄ shared (all paths listed)", INFO_COLOR))
+    if not parts:
+        parts.append(("no markers: every parameter shown is in the model and the optimizer "
+                      "and got a usable gradient", MUTED_COLOR))
     x = 0.02
     texts = []
     width = fig.get_figwidth() * 72  # points
@@ -155,5 +163,5 @@ def draw_parameters(fig, report, rows=None, showing: str = "",
     ax_grad = fig.add_subplot(grid[1])
     draw_parameter_counts(ax_count, report, rows)
     draw_gradient_norms(ax_grad, report, rows)
-    draw_legend(fig)
+    draw_legend(fig, rows=rows)
     return ax_count, ax_grad
