@@ -1,5 +1,5 @@
 """Data-free shape inference and the summary table (the swapped height and width)."""
-import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -59,13 +59,16 @@ def test_broken_variant_reports_the_exact_path_and_keeps_the_steps_before():
         trace.raise_error()
 
 
-def test_huge_input_needs_no_memory_and_no_time():
+def test_huge_input_needs_no_memory():
     model = xception_block()
-    start = time.perf_counter()
-    trace = nb.infer_shapes(model, (1000, 3, 4096, 2048))
-    elapsed = time.perf_counter() - start
+    tracemalloc.start()
+    try:
+        trace = nb.infer_shapes(model, (1000, 3, 4096, 2048))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert trace.output_shape == (1000, 3)
-    assert elapsed < 5  # generous: a real forward would need ~200 GB; we need none
+    assert peak < 50e6  # a real forward would need ~200 GB; shapes alone need next to none
 
 
 def test_shape_inference_changes_nothing_in_the_model():

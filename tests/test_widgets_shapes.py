@@ -17,7 +17,7 @@ from nnbook.widgets.draw.shapes import ERROR  # noqa: E402
 from shared import PNG_MAGIC, xception_block, shown  # noqa: E402
 
 
-def broken002():
+def broken_xception_block():
     model = xception_block()
     model[3][1][1] = nn.Conv2d(32, 512, 1)  # expects 32 channels, the depthwise conv gives 64
     return model
@@ -82,7 +82,7 @@ def test_stepper_buttons_and_slider_walk_every_step(stepper):
 
 
 def test_a_broken_model_shows_the_failing_layer_instead_of_raising():
-    widget = ShapeStepper(broken002(), (10, 3, 16, 8))
+    widget = ShapeStepper(broken_xception_block(), (10, 3, 16, 8))
     assert widget.slider.max == 5 and widget.slider.value == 0
     assert shown(widget)[0] == (
         "ShapeStepper: step 1 of 6 (fails at step 6, 3.1.1 (Conv2d)), 0 (Conv2d) "
@@ -107,7 +107,7 @@ def test_a_broken_model_shows_the_failing_layer_instead_of_raising():
 
 
 def test_step_argument_counts_from_the_end_too():
-    widget = ShapeStepper(broken002(), (10, 3, 16, 8), step=-1)
+    widget = ShapeStepper(broken_xception_block(), (10, 3, 16, 8), step=-1)
     assert widget.slider.value == 5 and "FAILED" in widget.describe()
     assert ShapeStepper(xception_block(), (10, 3, 16, 8), step=99).slider.value == 13
 
