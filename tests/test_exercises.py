@@ -18,7 +18,7 @@ from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, UNFINISHED, CheckResu
                               check_bprop, check_function, check_layer, check_solutions)
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "07_exercises.ipynb"
+NOTEBOOK = ROOT / "notebooks" / "13_exercises.ipynb"
 
 
 def failing_lines(result: CheckResult) -> list[str]:

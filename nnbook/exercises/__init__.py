@@ -1,4 +1,4 @@
-"""Exercises with automatic checks (notebooks/07_exercises.ipynb).
+"""Exercises with automatic checks (notebooks/13_exercises.ipynb).
 
     from nnbook.exercises import check
     check("swish", Swish)        # your class: a Function, a Module with bprop, or a layer

@@ -1,4 +1,4 @@
-"""Reference solutions of the exercises in notebooks/07_exercises.ipynb.
+"""Reference solutions of the exercises in notebooks/13_exercises.ipynb.
 
 The notebook never shows these: ``nnbook.exercises`` compares a student's numbers
 with them, and tests/test_exercises.py proves that every check passes on them.

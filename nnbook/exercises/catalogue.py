@@ -1,4 +1,4 @@
-"""The exercises of notebooks/07_exercises.ipynb, and ``check(id, answer)`` that runs the
+"""The exercises of notebooks/13_exercises.ipynb, and ``check(id, answer)`` that runs the
 right general check on an answer, against the hidden reference solution.
 """
 from __future__ import annotations
