@@ -26,7 +26,7 @@ from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
                      ContractError, DimError, DTypeError, GradcheckError, InputError,
                      NnbookError, ShapeError, SignatureError, TeachingWarning)
-from .ops.threads import get_num_threads, set_num_threads
+from .kernels import get_num_threads, set_num_threads
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
 from .tensor import Tensor

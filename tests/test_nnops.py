@@ -671,7 +671,7 @@ def test_conv2d_same_padding_keeps_the_size():
     x, w = t64(2, 3, 7, 5), t64(4, 3, 4, 3)  # even kernel height: padded one more at the end
     assert F.conv2d(x, w, padding="same").shape == (2, 4, 7, 5)
     assert F.conv2d(x, w, padding="valid").shape == (2, 4, 4, 3)
-    with pytest.raises(InputError, match="padding='same' needs stride=1"):
+    with pytest.raises(InputError, match="padding='same' needs stride 1"):
         F.conv2d(x, w, stride=2, padding="same")
 
 

@@ -274,9 +274,11 @@ def test_backward_stepper_on_the_seed002_model():
     assert "conv2d (3.1.1)" in ops and "batch_norm (3.1.2)" in ops
 
     stepper.go(ops.index("conv2d (3.1.1)"))
-    assert stepper.describe().splitlines()[1] == (
-        "  dout (10, 512, 8, 4) norm 0.345 -> grad norms: x 0.197, weight 0.917, "
-        "bias 7.06e-08")
+    line = stepper.describe().splitlines()[1]
+    assert line.startswith("  dout (10, 512, 8, 4) norm 0.345 -> grad norms: x 0.197, "
+                           "weight 0.917, bias ")
+    # batch norm follows the conv, so its bias gradient is rounding noise (digits vary)
+    assert float(line.rsplit(" ", 1)[1]) < 1e-6
     caption = stepper.caption.value
     assert "<b>grad weight</b> (norm 0.917) → 3.1.1.weight" in caption
     assert "bprop(self, x, weight, bias, out, dout)" in stepper.details.value

@@ -81,10 +81,6 @@ def _reduction(fn: str, size_average, reduce, reduction: str) -> str:
     return new
 
 
-def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-
-
 # ---------------------------------------------------------------------------
 # Layers
 # ---------------------------------------------------------------------------
@@ -101,35 +97,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution; ``padding`` may also be 'valid' or 'same' (stride 1), as in PyTorch."""
     from ..ops.conv import Conv2d
 
-    input = _tensor("conv2d", "input", input)
-    tensors = [input, _tensor("conv2d", "weight", weight)]
+    tensors = [_tensor("conv2d", "input", input), _tensor("conv2d", "weight", weight)]
     if bias is not None:
         tensors.append(_tensor("conv2d", "bias", bias))
-    if isinstance(padding, str):
-        input, padding = _string_padding(input, tensors[1], stride, padding, dilation)
-        tensors[0] = input
     return apply(Conv2d(stride, padding, dilation, groups), *tensors)
-
-
-def _string_padding(input, weight, stride, padding, dilation):
-    """'valid' is no padding; 'same' keeps H and W (an odd total pads one more at the end)."""
-    if padding == "valid":
-        return input, 0
-    if padding != "same":
-        _fail("conv2d", f"padding={padding!r} is not an int, a pair, 'valid' or 'same'.",
-              hint="padding=1 with a 3x3 kernel keeps the size; so does padding='same'.")
-    if _pair(stride) != (1, 1):
-        _fail("conv2d", f"padding='same' needs stride=1, got stride={stride!r}.",
-              hint="with a stride the output cannot keep the input's size; give padding "
-              "as numbers, e.g. padding=k // 2.")
-    if weight.ndim != 4:
-        return input, 0  # the conv op reports the bad weight
-    totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
-    if all(t % 2 == 0 for t in totals):
-        return input, tuple(t // 2 for t in totals)
-    (top, left) = (totals[0] // 2, totals[1] // 2)
-    extra = (left, totals[1] - left, top, totals[0] - top)  # F.pad order: W then H
-    return pad(input, extra), 0
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -142,7 +113,6 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
               "to the window's maximum.")
     from ..ops.pool import MaxPool2d
 
-    stride = kernel_size if stride is None or stride == [] or stride == () else stride
     return apply(MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode), input)
 
 
@@ -152,7 +122,6 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     from ..ops.pool import AvgPool2d
 
     input = _tensor("avg_pool2d", "input", input)
-    stride = kernel_size if stride is None or stride == [] or stride == () else stride
     return apply(AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad,
                            divisor_override), input)
 

@@ -125,11 +125,16 @@ class Op(ABC):
     def backward(self, grad_out):
         """One gradient per input (None where none is needed)."""
 
+    @property
+    def where(self) -> str:
+        """Where a message from this op says it comes from: 'conv2d' or
+        'features.0 (Conv2d), in conv2d'."""
+        layer = context.current_layer()
+        return f"{layer}, in {self.name}" if layer else self.name
+
     def fail(self, what, values=None, hint=None, cls=ShapeError):
         """Raise ``cls`` with the four-part message, naming this op and the layer."""
-        layer = context.current_layer()
-        where = f"{layer}, in {self.name}" if layer else self.name
-        raise cls(message(what, where=where, values=values, hint=hint))
+        raise cls(message(what, where=self.where, values=values, hint=hint))
 
     @classmethod
     def input_names(cls, count: int) -> list[str]:
@@ -166,18 +171,26 @@ def is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def pair(value, name: str, where: str) -> tuple:
+def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
     """An int or an (h, w) pair of ints as a pair; anything else is refused.
 
     The one place a kernel size, stride, padding or dilation becomes a pair.
-    Only the type is checked; shape rules check the values beside the input's shape.
+    Ops check only the type here (``minimum=None``): their shape rules check the
+    values beside the input's shape.  Layers, which have no input yet, also give
+    the smallest value allowed, so a typo fails when the layer is built.
     """
     if is_int(value):
-        return (int(value), int(value))
-    if isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
-        return (int(value[0]), int(value[1]))
-    raise InputError(message(f"{name} must be an int or a pair of ints (h, w), got {value!r}.",
-                             where=where, hint=f"e.g. {name}=2 or {name}=(2, 1)."))
+        result = (int(value), int(value))
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
+        result = (int(value[0]), int(value[1]))
+    else:
+        result = None
+    if result is not None and (minimum is None or min(result) >= minimum):
+        return result
+    wanted = ("an int or a pair of ints (h, w)" if minimum is None
+              else f"an int >= {minimum} or a pair (h, w) of them")
+    raise InputError(message(f"{name} must be {wanted}, got {value!r}.", where=where,
+                             hint=f"e.g. {name}=2 or {name}=(2, 1)."))
 
 
 def fmt_pair(name: str, value) -> str:

@@ -9,7 +9,6 @@ import numpy as np
 
 from ..errors import DTypeError
 from .base import Op, broadcast_shape
-from .threads import over_rows
 
 
 def _float_dtype(dtype):
@@ -223,21 +222,11 @@ class Relu(Unary):
     name = "relu"
 
     def forward(self, x):
-        mask, out = np.empty(x.shape, dtype=bool), np.empty_like(x)
-
-        def part(rows):  # a chunk of rows at a time (see ops/threads.py)
-            np.greater(x[rows], 0, out=mask[rows])
-            np.maximum(x[rows], 0, out=out[rows])  # 0 (not -0.0) for negatives; NaN stays
-
-        over_rows(part, x)
-        self.mask = mask
-        return out
+        self.mask = x > 0
+        return np.maximum(x, 0)  # 0 (not -0.0) for negatives and -inf; NaN stays NaN
 
     def backward(self, grad_out):  # y = max(x, 0);  dy/dx = 1 if x > 0 else 0
-        mask, grad_x = self.mask, np.empty_like(grad_out)
-        over_rows(lambda rows: np.multiply(grad_out[rows], mask[rows], out=grad_x[rows]),
-                  grad_out)
-        return (grad_x,)
+        return (grad_out * self.mask,)
 
 
 class Clamp(Unary):

@@ -1,8 +1,19 @@
 """Pooling: max and average over windows, adaptive average, and global average."""
 from __future__ import annotations
 
+from ...ops.base import pair
 from .. import functional as F
 from ..module import Module
+
+
+def _check_windows(cls: str, kernel_size, stride, padding, dilation=1) -> None:
+    """Refuse a bad window argument when the layer is built (the op checks the sizes
+    against the input when it runs)."""
+    pair(kernel_size, "kernel_size", cls, minimum=1)
+    if stride is not None:
+        pair(stride, "stride", cls, minimum=1)
+    pair(padding, "padding", cls, minimum=0)
+    pair(dilation, "dilation", cls, minimum=1)
 
 
 class MaxPool2d(Module):
@@ -16,6 +27,7 @@ class MaxPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False):
         super().__init__()
+        _check_windows("MaxPool2d", kernel_size, stride, padding, dilation)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.dilation = padding, dilation
@@ -38,6 +50,7 @@ class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None):
         super().__init__()
+        _check_windows("AvgPool2d", kernel_size, stride, padding)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.ceil_mode = padding, ceil_mode
