@@ -11,9 +11,10 @@ GEMMs, the planes layout, scratch buffers and threads:
   planes.py       the layout in which every kernel offset is one long slice
   conv.py         Conv2d: picks pointwise.py, depthwise.py or im2col.py
   pool.py         MaxPool2d and AvgPool2d
+  norm.py         BatchNorm
   elementwise.py  ReLU
 """
-from . import conv, elementwise, pool  # noqa: F401  (registers the kernels)
+from . import conv, elementwise, norm, pool  # noqa: F401  (registers the kernels)
 from .scratch import release_scratch
 from .threads import get_num_threads, set_num_threads
 

@@ -5,8 +5,11 @@ where slice (i, j) is kernel offset (i, j) of every window of channel c at once,
 contiguous row of the planes layout (planes.py).  No columns, no GEMMs: measured
 1.4× faster than im2col at 32×32, and no column matrix to allocate.
 
-The channels are independent, so threads split them (not the batch: a chunk of
-channels keeps rows of all N samples, the longest rows there are).
+The batch goes in blocks of a few samples, each block's planes small enough to stay
+in the cache through its kh·kw passes (a third faster than one pass over the whole
+batch at 32×32×32×32), and threads take whole blocks.  The blocks depend on the
+shape only, and dL/dW is summed over them in block order afterwards, so the result is
+the same for any number of threads.
 """
 from __future__ import annotations
 
@@ -15,56 +18,85 @@ import numpy as np
 from .scratch import scratch
 from .threads import over_batch
 
+BLOCK_VALUES = 1 << 17  # planes values per block: ~0.5 MB in float32, cache-sized
 
-def _work(geometry, n) -> int:
-    """Multiply-adds per channel: what decides whether splitting the channels pays."""
+
+def sample_blocks(geometry, x_shape) -> list:
+    """Samples 0..N-1 in blocks of about BLOCK_VALUES planes values each."""
+    n, c = x_shape[:2]
+    (ho, wo), (kh, kw), (sh, sw) = geometry.out_hw, geometry.kernel, geometry.stride
+    per_sample = c * (ho + kh) * (wo + kw) * sh * sw  # about the planes of one sample
+    size = max(1, min(n, BLOCK_VALUES // max(per_sample, 1)))
+    return [slice(a, min(a + size, n)) for a in range(0, n, size)]
+
+
+def _work(geometry, block_samples, c) -> int:
+    """Multiply-adds per block: what decides whether splitting the blocks pays."""
     (ho, wo), (kh, kw) = geometry.out_hw, geometry.kernel
-    return n * ho * wo * kh * kw
+    return block_samples * c * ho * wo * kh * kw
+
+
+def _over_blocks(part, geometry, x_shape) -> list:
+    """``part(block index, samples, planes)`` for every block, blocks split over threads."""
+    blocks = sample_blocks(geometry, x_shape)
+    planes_of = {}  # blocks of one size share their layout
+
+    def run(chunk):  # a chunk of the blocks (see threads.py)
+        for b in range(len(blocks))[chunk]:
+            samples = blocks[b]
+            shape = (samples.stop - samples.start,) + tuple(x_shape[1:])
+            planes = planes_of.get(shape) or planes_of.setdefault(shape,
+                                                                  geometry.planes(shape))
+            part(b, samples, planes)
+
+    over_batch(run, len(blocks), _work(geometry, blocks[0].stop, x_shape[1]))
+    return blocks
 
 
 def forward(geometry, x, weight, bias):
     (n, c), (ho, wo) = x.shape[:2], geometry.out_hw
-    w = weight[:, 0]                                             # (C, kh, kw)
+    w = weight.reshape(c, -1)                                    # (C, kh·kw): tap t = i·kw + j
     out = np.empty((n, c, ho, wo), dtype=x.dtype)
 
-    def part(channels):  # a chunk of the channels (see threads.py)
-        planes = geometry.planes(x[:, channels].shape)
-        data = planes.scatter(x[:, channels])                    # (phases, c, N·P + slack)
+    def part(_, samples, planes):
+        data = planes.scatter(x[samples])                        # (phases, C, n·P + slack)
         total = scratch("out_cols", (planes.c, planes.cols), x.dtype)
         tmp = scratch("tmp", total.shape, x.dtype)
-        for t, (i, j, phase, off) in enumerate(planes.taps):
-            view = data[phase, :, off:off + planes.cols]         # (c, N·P)
-            np.multiply(view, w[channels, i, j, None], out=tmp if t else total)
+        for t, (_, _, phase, off) in enumerate(planes.taps):
+            view = data[phase, :, off:off + planes.cols]         # (C, n·P)
+            np.multiply(view, w[:, t, None], out=tmp if t else total)
             if t:
                 total += tmp
-        planes.crop(total, out=out[:, channels])
+        planes.crop(total, out=out[samples])
         if bias is not None:
-            out[:, channels] += bias[channels, None, None]
+            out[samples] += bias.reshape(-1, 1, 1)
 
-    over_batch(part, c, _work(geometry, n))
+    _over_blocks(part, geometry, x.shape)
     return out
 
 
 def backward(geometry, grad_out, x_shape, x, weight, need_x, need_w):
-    (n, c), w = x_shape[:2], weight[:, 0]                      # w (C, kh, kw)
-    grad_w = np.empty_like(weight) if need_w else None
+    (kh, kw), c = geometry.kernel, x_shape[1]
+    w = weight[:, 0]                                             # (C, kh, kw)
+    blocks = sample_blocks(geometry, x_shape)
+    grad_w_blocks = np.empty((len(blocks), c, kh, kw), grad_out.dtype) if need_w else None
     grad_x = np.empty(x_shape, grad_out.dtype) if need_x else None
 
-    def part(channels):  # a chunk of the channels (see threads.py)
-        planes = geometry.planes(grad_out[:, channels].shape[:2] + tuple(x_shape[2:]))
-        go = planes.spread(grad_out[:, channels])               # (c, N·P)
+    def part(b, samples, planes):
+        go = planes.spread(grad_out[samples])                    # (C, n·P)
         if need_w:  # dL/dW[c, 0, i, j] = sum over columns of dL/dy[c] · slice (i, j)[c]
-            data = planes.scatter(x[:, channels])
+            data = planes.scatter(x[samples])
             for i, j, phase, off in planes.taps:
-                view = data[phase, :, off:off + planes.cols, None]   # (c, N·P, 1)
-                grad_w[channels, 0, i, j] = np.matmul(go[:, None], view)[:, 0, 0]
+                view = data[phase, :, off:off + planes.cols, None]   # (C, n·P, 1)
+                grad_w_blocks[b, :, i, j] = np.matmul(go[:, None], view)[:, 0, 0]
         if need_x:  # dL/d slice (i, j)[c] = W[c, 0, i, j] · dL/dy[c]
             grad_data = planes.zeros(go.dtype)
             tmp = scratch("tmp", go.shape, go.dtype)
             for i, j, phase, off in planes.taps:
-                np.multiply(go, w[channels, i, j, None], out=tmp)
+                np.multiply(go, w[:, i, j, None], out=tmp)
                 grad_data[phase, :, off:off + planes.cols] += tmp
-            planes.gather(grad_data, out=grad_x[:, channels])
+            planes.gather(grad_data, out=grad_x[samples])
 
-    over_batch(part, c, _work(geometry, n))
+    _over_blocks(part, geometry, x_shape)
+    grad_w = grad_w_blocks.sum(axis=0)[:, None] if need_w else None  # in block order
     return grad_x, grad_w

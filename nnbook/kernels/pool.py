@@ -1,13 +1,13 @@
-"""Max and average pooling, faster: kh·kw elementwise passes over the planes' slices.
+"""Max, average and adaptive average pooling, faster.
 
 In the planes layout (planes.py) kernel offset (i, j) of every window is one long
-slice, so a pool is kh·kw elementwise operations on those slices, and its
-backward adds gradients back onto them.  Max pooling records which tap holds each
-window's maximum (one small int per output, the first on ties as PyTorch), so its
-backward never reads the input again.  Windows that tile the input (stride =
-kernel, no padding or dilation) need no padded copy at all: each tap is a strided
-view of x.  Channels are independent: threads split them, or the samples when the
-windows tile.
+slice, so a pool is kh·kw elementwise operations on those slices, and its backward
+adds gradients back onto them.  Max pooling records which tap holds each window's
+maximum (one small int per output, the first on ties as PyTorch), so its backward
+never reads the input again.  Two more layouts for max pooling: windows that tile the
+input (stride = kernel, no padding or dilation) are strided views of x itself, and
+many channels on small images go channels last, (N, H, W, C).  Threads split the
+channels of the planes, and the samples of the other two layouts.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..ops.base import register_kernel
-from ..ops.pool import AvgPool2d, MaxPool2d, _batched
+from ..ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, _batched
 from .planes import Planes
 from .scratch import scratch, zeros
 from .threads import over_batch, over_rows
@@ -33,24 +33,29 @@ def _over_channels(part, shape, taps) -> None:
 
 @register_kernel(MaxPool2d)
 class MaxPool2dKernel(MaxPool2d):
-    """MaxPool2d over planes slices, or strided views when the windows tile."""
+    """MaxPool2d by one of three layouts: strided views of x when the windows tile it;
+    channels last (N, H, W, C) when the channels outnumber twice the width, so numpy
+    runs along rows of C values rather than short image rows; else the planes."""
 
     def forward(self, x):
         x, self.unbatched = _batched(x)
-        self.x_shape, out_hw = x.shape, self.out_hw(x.shape)
-        self.tiled = _tiles(self, x.shape)
-        taps = math.prod(self.kernel)
-        out = np.empty(x.shape[:2] + out_hw, dtype=x.dtype)
-        self.arg = np.empty(out.shape, dtype=np.min_scalar_type(taps))  # uint8 to 255 taps
-        if x.shape[0] == 0:
-            return out[0] if self.unbatched else out
-        if self.tiled:
+        (n, c, h, w), (ho, wo) = x.shape, self.out_hw(x.shape)
+        self.x_shape, taps = x.shape, math.prod(self.kernel)
+        self.path = max_pool_path(self, x.shape)
+        out = np.empty((n, c, ho, wo), dtype=x.dtype)
+        arg_shape = (n, ho, wo, c) if self.path == "channels last" else out.shape
+        self.arg = np.empty(arg_shape, dtype=np.min_scalar_type(taps))  # uint8 to 255 taps
+        if n == 0:
+            pass
+        elif self.path == "tiled":
             over_rows(lambda rows: _first_max(_tile_views(self, x[rows]), out[rows],
                                               self.arg[rows]), x)
+        elif self.path == "channels last":
+            over_batch(lambda samples: _forward_last(self, x, out, samples), n,
+                       c * h * w * taps)
         else:
             _over_channels(lambda channels: self._forward_planes(x, out, channels),
                            x.shape, taps)
-        self.arg[np.isnan(out)] = taps  # a NaN window: an index no tap has, no gradient
         return out[0] if self.unbatched else out
 
     def _forward_planes(self, x, out, channels):
@@ -65,17 +70,21 @@ class MaxPool2dKernel(MaxPool2d):
 
     def backward(self, grad_out):  # dy/dx = 1 at the recorded (first) max: see MaxPool2d
         go = grad_out[None] if self.unbatched else grad_out
+        (n, c, h, w), taps = self.x_shape, math.prod(self.kernel)
         # Every path writes all of grad_x but tiles that leave rows or columns out.
-        everything = not self.tiled or _exact_tiles(self, self.x_shape)
+        everything = self.path != "tiled" or _exact_tiles(self, self.x_shape)
         grad_x = zeros(self.x_shape, go.dtype, skip=everything)
         if go.size == 0:
             grad_x.fill(0)
-        elif self.tiled:
+        elif self.path == "tiled":
             over_rows(lambda rows: _tiled_backward(self, go[rows], self.arg[rows],
                                                    grad_x[rows]), grad_x)
+        elif self.path == "channels last":
+            over_batch(lambda samples: _backward_last(self, go, grad_x, samples), n,
+                       c * h * w * taps)
         else:
             _over_channels(lambda channels: self._backward_planes(go, grad_x, channels),
-                           self.x_shape, math.prod(self.kernel))
+                           self.x_shape, taps)
         return (grad_x[0] if self.unbatched else grad_x,)
 
     def _backward_planes(self, go, grad_x, channels):
@@ -83,14 +92,59 @@ class MaxPool2dKernel(MaxPool2d):
         go_cols = planes.spread(go[:, channels])                 # (c, N·P)
         arg = planes.spread(self.arg[:, channels], slot="arg")   # 0 in spare columns
         grad_data = planes.zeros(go.dtype)
-        hit = scratch("hit", go_cols.shape, bool)
-        share = scratch("tmp", go_cols.shape, go.dtype)
         for t, (_, _, phase, off) in enumerate(planes.taps):
-            np.equal(arg, t, out=hit)                            # tap t holds the max
-            # go · hit, then add: a where= mask is several times slower on random masks
-            np.multiply(go_cols, hit, out=share)
-            grad_data[phase, :, off:off + planes.cols] += share
+            grad_data[phase, :, off:off + planes.cols] += _share(go_cols, arg, t)
         planes.gather(grad_data, out=grad_x[:, channels])
+
+
+def max_pool_path(op, shape) -> str:
+    """'tiled', 'channels last' or 'planes': the layout MaxPool2dKernel computes in."""
+    if _tiles(op, shape):
+        return "tiled"
+    return "channels last" if shape[1] >= 2 * shape[3] else "planes"
+
+
+def _share(go, arg, t):
+    """dL/dy where tap t holds the max, 0 elsewhere (a scratch array)."""
+    hit = np.equal(arg, t, out=scratch("hit", go.shape, bool))
+    # go · hit: a where= mask is several times slower on random masks
+    return np.multiply(go, hit, out=scratch("tmp", go.shape, go.dtype))
+
+
+# -- channels last: x as (N, H, W, C), every tap a (N, H_out, W_out, C) view ------------
+
+def _taps_last(op, xp, out_hw):
+    """The taps in window order (row-major), each a view of channels-last xp."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = op.kernel, op.stride, op.dilation, out_hw
+    return [xp[:, dh * i:dh * i + sh * (ho - 1) + 1:sh, dw * j:dw * j + sw * (wo - 1) + 1:sw]
+            for i in range(kh) for j in range(kw)]
+
+
+def _padded_last(op, shape, dtype, fill):
+    """Scratch (n, H_pad, W_pad, C) for a chunk of samples, all ``fill``; and the pads."""
+    ((top, bottom), (left, right)), (n, c, h, w) = op.pads(shape), shape
+    return scratch("planes", (n, h + top + bottom, w + left + right, c), dtype, fill), top, left
+
+
+def _forward_last(op, x, out, samples):
+    xs = x[samples]
+    (n, c, h, w), out_hw = xs.shape, op.out_hw(xs.shape)
+    xp, top, left = _padded_last(op, xs.shape, x.dtype, -np.inf)
+    xp[:, top:top + h, left:left + w] = xs.transpose(0, 2, 3, 1)
+    best = scratch("out_cols", (n,) + out_hw + (c,), x.dtype)
+    _first_max(_taps_last(op, xp, out_hw), best, op.arg[samples])
+    out[samples] = best.transpose(0, 3, 1, 2)
+
+
+def _backward_last(op, go, grad_x, samples):
+    gs = go[samples]
+    (n, c, h, w), out_hw = grad_x[samples].shape, gs.shape[2:]
+    grad_xp, top, left = _padded_last(op, (n, c, h, w), go.dtype, 0)
+    g = scratch("grad_out", (n,) + out_hw + (c,), go.dtype)
+    g[...] = gs.transpose(0, 2, 3, 1)
+    for t, view in enumerate(_taps_last(op, grad_xp, out_hw)):
+        view += _share(g, op.arg[samples], t)
+    grad_x[samples] = grad_xp[:, top:top + h, left:left + w].transpose(0, 3, 1, 2)
 
 
 def _tiles(op, shape) -> bool:
@@ -124,7 +178,8 @@ def _tiled_backward(op, go, arg, grad_x):
 
 def _first_max(views, out, arg):
     """out = the elementwise max of ``views``, and arg = which view holds it (the first
-    one on ties, as PyTorch for the taps of a window).
+    one on ties, as PyTorch for the taps of a window; len(views), which no view has,
+    where the max is NaN: that window's gradient is dropped).
 
     A later view takes over only where it is strictly larger, and view t is larger
     than every index before it, so arg = max(arg, t · above).
@@ -138,6 +193,7 @@ def _first_max(views, out, arg):
         np.maximum(out, view, out=out)
         np.multiply(above, arg.dtype.type(t), out=claim)
         np.maximum(arg, claim, out=arg)
+    arg[np.isnan(out)] = len(views)
 
 
 @register_kernel(AvgPool2d)
@@ -186,3 +242,26 @@ class AvgPool2dKernel(AvgPool2d):
         for _, _, phase, off in planes.taps:
             grad_data[phase, :, off:off + planes.cols] += go_cols
         planes.gather(grad_data, out=grad_x[:, channels])
+
+
+@register_kernel(AdaptiveAvgPool2d)
+class AdaptiveAvgPool2dKernel(AdaptiveAvgPool2d):
+    """When the output size divides the input's, the windows are equal and tile the
+    input: a reshape and a mean (global average pooling among them).  Other sizes go
+    to the reference's two matrix products."""
+
+    def forward(self, x):
+        (ho, wo), (h, w) = self.out_hw(x.shape), x.shape[-2:]
+        self.x_shape, self.tiles = x.shape, h % ho == 0 and w % wo == 0
+        if not self.tiles:
+            return super().forward(x)
+        return x.reshape(*x.shape[:-2], ho, h // ho, wo, w // wo).mean(axis=(-3, -1))
+
+    def backward(self, grad_out):  # dy/dx = 1 / window size: see AdaptiveAvgPool2d
+        if not self.tiles:
+            return super().backward(grad_out)
+        (ho, wo), (h, w) = grad_out.shape[-2:], self.x_shape[-2:]
+        share = grad_out / np.asarray((h // ho) * (w // wo), dtype=grad_out.dtype)
+        windows = np.broadcast_to(share[..., :, None, :, None],
+                                  share.shape[:-2] + (ho, h // ho, wo, w // wo))
+        return (windows.reshape(self.x_shape),)

@@ -12,9 +12,10 @@ import pytest
 from kernel_check import kernel_matches_reference
 
 from nnbook.errors import ShapeError
-from nnbook.kernels.pool import AvgPool2dKernel, MaxPool2dKernel, _tiles
+from nnbook.kernels.pool import (AdaptiveAvgPool2dKernel, AvgPool2dKernel, MaxPool2dKernel,
+                                 _tiles, max_pool_path)
 from nnbook.ops import Spec
-from nnbook.ops.pool import AvgPool2d, MaxPool2d
+from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 
 def random_window(rng):
@@ -30,7 +31,10 @@ def random_window(rng):
 def random_input(rng, dtype, ties=False, nans=False):
     r = lambda low, high: int(rng.integers(low, high + 1))  # noqa: E731
     batch = [(), (0,), (1,), (2,), (3,)][r(0, 4)]  # () is an unbatched (C, H, W) input
-    shape = batch + (r(1, 3), r(1, 11), r(1, 11))
+    if rng.random() < 0.3:  # many channels, narrow images
+        shape = batch + (r(6, 13), r(1, 9), r(1, 5))
+    else:
+        shape = batch + (r(1, 3), r(1, 11), r(1, 11))
     x = rng.integers(0, 3, shape) if ties else rng.standard_normal(shape)
     x = x.astype(dtype)
     if nans and x.size:
@@ -88,7 +92,7 @@ def test_the_fuzzed_configurations_reach_every_case():
     for seed in SEEDS:
         rng = np.random.default_rng(seed)
         (make, args), x = fitting(max_pool, rng, np.float64)
-        seen["tiled" if _tiles(make(), x.shape) else "planes"] += 1
+        seen[max_pool_path(make(), (1,) * (4 - x.ndim) + x.shape)] += 1
         seen["ceil_mode"] += args[4]
         seen["dilated"] += args[3] != 1
         seen["unbatched"] += x.ndim == 3
@@ -97,8 +101,8 @@ def test_the_fuzzed_configurations_reach_every_case():
         (make, args), x = fitting(avg_pool, rng, np.float64)
         seen["no pad counted"] += not args[4] and args[2] != 0
         seen["divisor_override"] += args[5] is not None
-    for case in ("tiled", "planes", "ceil_mode", "dilated", "unbatched", "empty batch",
-                 "no pad counted", "divisor_override"):
+    for case in ("tiled", "planes", "channels last", "ceil_mode", "dilated", "unbatched",
+                 "empty batch", "no pad counted", "divisor_override"):
         assert seen[case] >= 4, (case, seen)
 
 
@@ -110,3 +114,16 @@ def test_tiling_max_pool_matches_reference_with_ties(shape, kernel):
     data = rng.integers(0, 3, size=shape).astype(np.float64)  # many ties
     assert _tiles(MaxPool2d(kernel), shape)
     kernel_matches_reference(lambda: MaxPool2d(kernel), [data], [True])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,output_size", [
+    ((2, 3, 7, 5), 1), ((2, 3, 9, 4), (3, 2)), ((3, 8, 6), (None, 2)), ((0, 3, 4, 4), 2),
+    ((2, 3, 7, 5), (3, 2)), ((2, 3, 5, 11), (4, None)), ((10, 512, 4, 2), 1)])
+def test_adaptive_avg_pool_kernel_matches_reference(shape, output_size, dtype):
+    """Output sizes that divide the input's take the kernel's reshape-and-mean path; the
+    others (7 → 3, 5 → 4) its fallback to the reference."""
+    x = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    make = lambda: AdaptiveAvgPool2d(output_size)  # noqa: E731
+    kernel = kernel_matches_reference(make, [x], [True])
+    assert kernel is AdaptiveAvgPool2dKernel

@@ -99,6 +99,12 @@ def test_pooling_over_planes_is_the_same_with_threads(pool, chunks_made):
     same_bits(chunks_made, 2, pool, x)
 
 
+def test_max_pooling_channels_last_is_the_same_with_threads(chunks_made):
+    x = rng.standard_normal((13, 96, 9, 7)).astype(np.float32)  # many channels, small maps
+    x[3, 5, :3, :3] = 2.0                                     # a tie: the first tap wins
+    same_bits(chunks_made, 2, lambda t: F.max_pool2d(t, 3, 2, 1), x)
+
+
 @pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 0, 2), (1, (2, 0), 1)])
 def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_made):
     x = rng.standard_normal((7, 8, 61, 47)).astype(np.float32)
@@ -111,7 +117,7 @@ def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_
 
 @pytest.mark.parametrize("stride, padding, dilation", [(1, 1, 1), ((2, 1), (1, 0), (1, 2))])
 def test_conv2d_depthwise_is_the_same_with_threads(stride, padding, dilation, chunks_made):
-    x = rng.standard_normal((5, 11, 45, 41)).astype(np.float32)  # channels split: 3 + 4 + 4
+    x = rng.standard_normal((13, 11, 45, 41)).astype(np.float32)  # blocks of 5, 5 and 3 samples
     w = rng.standard_normal((11, 1, 3, 2)).astype(np.float32)
     b = rng.standard_normal(11).astype(np.float32)
     same_bits(chunks_made, 2, lambda x, w, b: F.conv2d(
