@@ -17,24 +17,7 @@ from ..ops.base import register_kernel
 from ..ops.conv import Conv2d
 from ..ops.windows import out_length
 from . import depthwise, im2col, pointwise
-from .planes import Planes
-
-
-class Geometry:
-    """Everything about one call but the data."""
-
-    __slots__ = ("groups", "kernel", "stride", "dilation", "pads", "out_hw")
-
-    def __init__(self, groups, kernel, stride, dilation, pads, out_hw):
-        self.groups, self.kernel = groups, tuple(kernel)        # kernel: (kh, kw)
-        self.stride, self.dilation = stride, dilation
-        self.pads, self.out_hw = pads, out_hw  # ((top, bottom), (left, right)), (H_out, W_out)
-
-    def planes(self, x_shape) -> Planes:
-        """The planes layout of an (N, C, H, W) input, or of a chunk of its samples."""
-        (top, _), (left, _) = self.pads
-        return Planes(x_shape, self.kernel, self.stride, self.dilation, (top, left),
-                      self.out_hw)
+from .planes import Geometry
 
 
 PATHS = {"pointwise": pointwise, "depthwise": depthwise, "im2col": im2col}

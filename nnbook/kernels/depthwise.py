@@ -16,41 +16,23 @@ from __future__ import annotations
 import numpy as np
 
 from .scratch import scratch
-from .threads import over_batch
 
 BLOCK_VALUES = 1 << 17  # planes values per block: ~0.5 MB in float32, cache-sized
 
 
-def sample_blocks(geometry, x_shape) -> list:
-    """Samples 0..N-1 in blocks of about BLOCK_VALUES planes values each."""
-    n, c = x_shape[:2]
-    (ho, wo), (kh, kw), (sh, sw) = geometry.out_hw, geometry.kernel, geometry.stride
+def block_size(geometry, x_shape) -> int:
+    """Samples per block: about BLOCK_VALUES planes values."""
+    c, (ho, wo), (kh, kw), (sh, sw) = x_shape[1], geometry.out_hw, geometry.kernel, \
+        geometry.stride
     per_sample = c * (ho + kh) * (wo + kw) * sh * sw  # about the planes of one sample
-    size = max(1, min(n, BLOCK_VALUES // max(per_sample, 1)))
-    return [slice(a, min(a + size, n)) for a in range(0, n, size)]
+    return max(1, min(x_shape[0], BLOCK_VALUES // per_sample))
 
 
-def _work(geometry, block_samples, c) -> int:
-    """Multiply-adds per block: what decides whether splitting the blocks pays."""
-    (ho, wo), (kh, kw) = geometry.out_hw, geometry.kernel
-    return block_samples * c * ho * wo * kh * kw
-
-
-def _over_blocks(part, geometry, x_shape) -> list:
+def _over_blocks(part, geometry, x_shape) -> int:
     """``part(block index, samples, planes)`` for every block, blocks split over threads."""
-    blocks = sample_blocks(geometry, x_shape)
-    planes_of = {}  # blocks of one size share their layout
-
-    def run(chunk):  # a chunk of the blocks (see threads.py)
-        for b in range(len(blocks))[chunk]:
-            samples = blocks[b]
-            shape = (samples.stop - samples.start,) + tuple(x_shape[1:])
-            planes = planes_of.get(shape) or planes_of.setdefault(shape,
-                                                                  geometry.planes(shape))
-            part(b, samples, planes)
-
-    over_batch(run, len(blocks), _work(geometry, blocks[0].stop, x_shape[1]))
-    return blocks
+    (ho, wo), (kh, kw) = geometry.out_hw, geometry.kernel
+    return geometry.over_blocks(part, x_shape, block_size(geometry, x_shape),
+                                x_shape[1] * ho * wo * kh * kw)  # multiply-adds per sample
 
 
 def forward(geometry, x, weight, bias):
@@ -78,8 +60,8 @@ def forward(geometry, x, weight, bias):
 def backward(geometry, grad_out, x_shape, x, weight, need_x, need_w):
     (kh, kw), c = geometry.kernel, x_shape[1]
     w = weight[:, 0]                                             # (C, kh, kw)
-    blocks = sample_blocks(geometry, x_shape)
-    grad_w_blocks = np.empty((len(blocks), c, kh, kw), grad_out.dtype) if need_w else None
+    blocks = -(-x_shape[0] // block_size(geometry, x_shape))
+    grad_w_blocks = np.empty((blocks, c, kh, kw), grad_out.dtype) if need_w else None
     grad_x = np.empty(x_shape, grad_out.dtype) if need_x else None
 
     def part(b, samples, planes):

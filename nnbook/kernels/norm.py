@@ -1,11 +1,13 @@
-"""Batch norm, faster: blocks of channels side by side in threads, fewer passes.
+"""Batch norm, faster: three passes over the input, a few samples at a time, in threads.
 
-The reference (``BatchNorm`` in nnbook/ops) reduces over non-contiguous axes and makes
-a fresh array at most steps.  Here the input is seen as (N, C, L), each channel's sums
-run along its contiguous rows of L values, the normalised values and the output are
-written in place, and the channels are cut into a few blocks that threads compute side
-by side.  The blocks depend on the shape only, so the result is the same for any
-number of threads.
+The reference (``BatchNorm`` in nnbook/ops) makes about ten passes over the whole
+input, most of them writing a fresh array.  Here the input is seen as (N, C, L) and
+read a block of samples at a time (contiguous, and small enough that what is made
+from it stays in the cache): one pass for each channel's sum, one for the sum of
+squares of the centred values, one for the output.  Per-sample sums go to an (N, C)
+array that is then summed over the samples in order, so the result is the same for
+any number of threads.  Backward keeps the input rather than x_hat and recomputes
+x_hat chunk by chunk, with the reference's arithmetic: (x − mean) · inv_std.
 """
 from __future__ import annotations
 
@@ -14,98 +16,102 @@ import numpy as np
 from ..ops.base import register_kernel
 from ..ops.nnops import BatchNorm
 from .scratch import scratch
-from .threads import over_batch
-
-BLOCK_VALUES = 1 << 16  # at least this many input values make a block worth a thread
-MAX_BLOCKS = 4          # more, smaller blocks measured slower (strided rows, overhead)
+from .threads import over_blocks
 
 
-def channel_blocks(n: int, c: int, length: int) -> list:
-    """Channels 0..C-1 in at most MAX_BLOCKS blocks, each worth a thread."""
-    count = max(1, min(c, MAX_BLOCKS, (n * c * length) // BLOCK_VALUES))
-    bounds = [c * i // count for i in range(count + 1)]
-    return [slice(a, b) for a, b in zip(bounds, bounds[1:])]
+BLOCK_VALUES = 1 << 16  # a block of samples: ~256 KB in float32, made in the cache
 
 
-def _over_blocks(part, x3) -> None:
-    """``part(channels)`` for every block of channels, the blocks split over threads."""
-    blocks = channel_blocks(*x3.shape)
-
-    def run(chunk):  # a chunk of the blocks (see threads.py)
-        for channels in blocks[chunk]:
-            part(channels)
-
-    over_batch(run, len(blocks), x3.shape[0] * x3.shape[2] * blocks[0].stop)
+def _over_samples(part, x3) -> None:
+    """``part(samples)`` for blocks of the samples of x3 (N, C, L), in threads."""
+    n, per_sample = x3.shape[0], x3.shape[1] * x3.shape[2]
+    size = max(1, min(n, BLOCK_VALUES // per_sample))
+    over_blocks(lambda _, samples: part(samples), n, size, per_sample)
 
 
-def _sums(a):
-    """(N, c, L) -> (c,): each channel's sum, along its rows first."""
-    return a.sum(axis=2).sum(axis=0)
+def _row_sums(a) -> np.ndarray:
+    """(n, C, L) -> (n, C): along the contiguous rows, the same whatever n is."""
+    return a.sum(axis=2)
 
 
 @register_kernel(BatchNorm)
 class BatchNormKernel(BatchNorm):
-    """BatchNorm by blocks of channels; the formulas are the reference's."""
+    """BatchNorm in three passes over the input; the formulas are the reference's."""
 
     def forward(self, x, weight=None, bias=None):
         if x.size == 0:
             return super().forward(x, weight, bias)
-        x3 = x.reshape(x.shape[0], x.shape[1], -1)                   # (N, C, L)
+        x3 = np.ascontiguousarray(x).reshape(x.shape[0], x.shape[1], -1)  # (N, C, L)
         (n, c, length), dtype = x3.shape, x.dtype
-        self.count = n * length
-        mean, var = np.empty(c, dtype), np.empty(c, dtype)
-        self.inv_std = np.empty(c, dtype)
-        self.x_hat, out = np.empty_like(x3), np.empty_like(x3)
+        self.count, sums = n * length, np.empty((n, c), dtype)
+        if self.training:  # mean and biased variance of this batch, in two passes
+            _over_samples(lambda s: sums.__setitem__(s, _row_sums(x3[s])), x3)
+            mean = sums.sum(axis=0) / self.count
 
-        def part(cs):  # a block of channels
-            x_hat = self.x_hat[:, cs]
-            if self.training:  # mean and biased variance of this batch
-                mean[cs] = _sums(x3[:, cs]) / self.count
-                np.subtract(x3[:, cs], mean[cs, None], out=x_hat)
-                var[cs] = np.einsum("ncl,ncl->c", x_hat, x_hat) / self.count
-            else:
-                mean[cs] = self.running_mean[cs]
-                var[cs] = self.running_var[cs]
-                np.subtract(x3[:, cs], mean[cs, None], out=x_hat)
-            self.inv_std[cs] = 1 / np.sqrt(var[cs] + self.eps)
-            x_hat *= self.inv_std[cs, None]
-            if weight is None:
-                np.copyto(out[:, cs], x_hat)
-            else:
-                np.multiply(x_hat, weight[cs, None], out=out[:, cs])
-            if bias is not None:
-                out[:, cs] += bias[cs, None]
+            def squares(s):
+                centred = _centred(x3[s], mean, "tmp")
+                sums[s] = _row_sums(np.multiply(centred, centred, out=centred))
 
-        _over_blocks(part, x3)
-        if self.training:
+            _over_samples(squares, x3)
+            var = sums.sum(axis=0) / self.count
             self._update_running(mean, var)
-        self.weight = weight
+        else:
+            mean = self.running_mean.astype(dtype, copy=False)
+            var = self.running_var.astype(dtype, copy=False)
+        self.mean, self.inv_std = mean, (1 / np.sqrt(var + self.eps)).astype(dtype)
+        out = np.empty_like(x3)
+
+        def output(s):  # y = (x − mean) · inv_std · w + b
+            np.subtract(x3[s], mean[:, None], out=out[s])
+            out[s] *= self.inv_std[:, None]
+            if weight is not None:
+                out[s] *= weight[:, None]
+            if bias is not None:
+                out[s] += bias[:, None]
+
+        _over_samples(output, x3)
+        self.x3, self.weight = x3, weight
         return out.reshape(x.shape)
+
+    def _x_hat(self, s):
+        """x_hat of the samples ``s``, recomputed as forward computed it (scratch)."""
+        x_hat = _centred(self.x3[s], self.mean, "x_hat")
+        x_hat *= self.inv_std[:, None]
+        return x_hat
 
     def backward(self, grad_out):  # the derivatives: see BatchNorm.backward
         if grad_out.size == 0:
             return super().backward(grad_out)
-        need, g3 = self.needs_input_grad, grad_out.reshape(self.x_hat.shape)
-        c = g3.shape[1]
-        sum_g, sum_g_xhat = np.empty(c, g3.dtype), np.empty(c, g3.dtype)
-        scale = self.inv_std if self.weight is None else self.weight * self.inv_std
-        grad_x = np.empty_like(g3) if need[0] else None
+        need, g3 = self.needs_input_grad, grad_out.reshape(self.x3.shape)
+        sum_g, sum_g_xhat = np.empty(g3.shape[:2], g3.dtype), np.empty(g3.shape[:2], g3.dtype)
 
-        def part(cs):  # a block of channels
-            g, x_hat = g3[:, cs], self.x_hat[:, cs]
-            sum_g[cs] = _sums(g)
-            sum_g_xhat[cs] = np.einsum("ncl,ncl->c", g, x_hat)
-            if not need[0]:
-                return
+        def sums(s):
+            sum_g[s] = _row_sums(g3[s])
+            x_hat = self._x_hat(s)
+            sum_g_xhat[s] = _row_sums(np.multiply(x_hat, g3[s], out=x_hat))
+
+        _over_samples(sums, g3)
+        sum_g, sum_g_xhat = sum_g.sum(axis=0), sum_g_xhat.sum(axis=0)
+        grad_x = np.empty_like(g3) if need[0] else None
+        scale = self.inv_std if self.weight is None else self.weight * self.inv_std
+        k0, k1 = sum_g / self.count, sum_g_xhat / self.count
+
+        def input_grad(s):
             if not self.training:  # constants: dx = w inv_std g
-                np.multiply(g, scale[cs, None], out=grad_x[:, cs])
+                np.multiply(g3[s], scale[:, None], out=grad_x[s])
                 return
             # dx = w inv_std (g - mean(g) - x_hat mean(g x_hat))
-            gx, tmp = grad_x[:, cs], scratch("tmp", g.shape, g.dtype)
-            np.subtract(g, (sum_g[cs] / self.count)[:, None], out=gx)
-            gx -= np.multiply(x_hat, (sum_g_xhat[cs] / self.count)[:, None], out=tmp)
-            gx *= scale[cs, None]
+            np.subtract(g3[s], k0[:, None], out=grad_x[s])
+            x_hat = self._x_hat(s)
+            grad_x[s] -= np.multiply(x_hat, k1[:, None], out=x_hat)
+            grad_x[s] *= scale[:, None]
 
-        _over_blocks(part, g3)
-        grads = (None if grad_x is None else grad_x.reshape(grad_out.shape), sum_g_xhat, sum_g)
-        return tuple(gr if want else None for gr, want in zip(grads, need))
+        if need[0]:
+            _over_samples(input_grad, g3)
+            grad_x = grad_x.reshape(grad_out.shape)
+        return tuple(gr if want else None for gr, want in zip((grad_x, sum_g_xhat, sum_g), need))
+
+
+def _centred(x, mean, slot):
+    """x − mean (per channel) in a scratch array."""
+    return np.subtract(x, mean[:, None], out=scratch(slot, x.shape, x.dtype))

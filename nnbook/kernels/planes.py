@@ -1,4 +1,5 @@
-"""Planes: a layout of a padded (N, C, H, W) batch in which every kernel offset is one slice.
+"""Planes: a layout of a padded (N, C, H, W) batch in which every kernel offset is one slice;
+and the Geometry of a convolution call, which makes them for blocks of samples.
 
 numpy is several times faster on long rows than on the short image rows of a
 strided 4-D view.  In the planes layout each kernel offset (i, j) of every window
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .scratch import scratch, zeros
+from .threads import over_blocks
 
 
 class Planes:
@@ -135,3 +137,33 @@ def _phase_range(a, pad, stride, size, phase_size):
         return None
     return (slice(first, first + stride * (count - 1) + 1, stride), slice(start, start + count))
 
+
+
+class Geometry:
+    """Everything about one convolution call but the data."""
+
+    __slots__ = ("groups", "kernel", "stride", "dilation", "pads", "out_hw")
+
+    def __init__(self, groups, kernel, stride, dilation, pads, out_hw):
+        self.groups, self.kernel = groups, tuple(kernel)        # kernel: (kh, kw)
+        self.stride, self.dilation = stride, dilation
+        self.pads, self.out_hw = pads, out_hw  # ((top, bottom), (left, right)), (H_out, W_out)
+
+    def planes(self, x_shape) -> Planes:
+        """The planes layout of an (N, C, H, W) input, or of a block of its samples."""
+        (top, _), (left, _) = self.pads
+        return Planes(x_shape, self.kernel, self.stride, self.dilation, (top, left),
+                      self.out_hw)
+
+    def over_blocks(self, part, x_shape, block: int, work_per_sample: int) -> int:
+        """``part(block index, samples, planes)`` for blocks of ``block`` samples, side by
+        side in threads (threads.over_blocks); returns the number of blocks."""
+        planes_of = {}  # blocks of one size share their layout
+
+        def run(index, samples):
+            shape = (samples.stop - samples.start,) + tuple(x_shape[1:])
+            if shape not in planes_of:
+                planes_of[shape] = self.planes(shape)
+            part(index, samples, planes_of[shape])
+
+        return over_blocks(run, x_shape[0], block, work_per_sample)

@@ -167,6 +167,24 @@ def over_batch(part, n: int, values_per_sample: int) -> None:
             raise task.error
 
 
+def over_blocks(part, n: int, block: int, values_per_item: int) -> int:
+    """Call ``part(index, items)`` for items 0..n-1 in blocks of ``block`` (the last one
+    shorter), the blocks split over threads; returns the number of blocks.
+
+    The blocks depend on ``n`` and ``block`` only, never on the number of threads, so
+    a kernel that keeps one partial sum per block and adds them up in block order
+    afterwards gets the same bits for any number of threads.
+    """
+    blocks = [slice(a, min(a + block, n)) for a in range(0, n, block)]
+
+    def run(chunk):  # a chunk of the blocks
+        for index in range(len(blocks))[chunk]:
+            part(index, blocks[index])
+
+    over_batch(run, len(blocks), block * values_per_item)
+    return len(blocks)
+
+
 def over_rows(part, array) -> None:
     """:func:`over_batch` along the first axis of ``array``; ``part(...)`` when it has none
     or is too small to split (so ``part`` can index every array it uses the same way)."""

@@ -16,7 +16,7 @@ import pytest
 
 import nnbook as nb
 from nnbook.nn import functional as F
-from nnbook.kernels import scratch, threads
+from nnbook.kernels import im2col, scratch, threads
 
 
 @pytest.fixture(autouse=True)
@@ -106,7 +106,9 @@ def test_max_pooling_channels_last_is_the_same_with_threads(chunks_made):
 
 
 @pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 0, 2), (1, (2, 0), 1)])
-def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_made):
+def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_made,
+                                                monkeypatch):
+    monkeypatch.setattr(im2col, "BLOCK_VALUES", 1 << 16)  # blocks of one or two samples
     x = rng.standard_normal((7, 8, 61, 47)).astype(np.float32)
     w = rng.standard_normal((6, 8 // groups, 3, 2)).astype(np.float32)
     b = rng.standard_normal(6).astype(np.float32)
