@@ -8,6 +8,7 @@ GEMMs, the planes layout, scratch buffers and threads:
 
   threads.py      the worker threads, nb.get_num_threads / nb.set_num_threads
   scratch.py      arrays reused from call to call (release_scratch frees them)
+  memory.py       glibc asked to keep freed memory for reuse (fewer page faults)
   planes.py       the layout in which every kernel offset is one long slice
   conv.py         Conv2d: picks pointwise.py, depthwise.py or im2col.py
   pool.py         MaxPool2d and AvgPool2d

@@ -26,6 +26,7 @@ import threading
 
 from ..errors import InputError, message
 from . import scratch
+from .memory import keep_freed_memory
 
 # A chunk worth a thread: below this many values per chunk, handing it to a worker
 # costs more than it saves (measured: about 20 µs per extra thread and op).
@@ -151,6 +152,7 @@ def over_batch(part, n: int, values_per_sample: int) -> None:
     :func:`nnbook.kernels.scratch.scratch` (kept per thread).  Chunks no worker
     takes run here, in the calling thread.
     """
+    keep_freed_memory()  # once, at the first kernel call (see memory.py)
     chunks = batch_chunks(n, values_per_sample)
     workers = _get_workers(len(chunks) - 1) if len(chunks) > 1 else []
     tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
@@ -188,6 +190,7 @@ def over_blocks(part, n: int, block: int, values_per_item: int) -> int:
 def over_rows(part, array) -> None:
     """:func:`over_batch` along the first axis of ``array``; ``part(...)`` when it has none
     or is too small to split (so ``part`` can index every array it uses the same way)."""
+    keep_freed_memory()
     if array.ndim == 0 or array.size < 2 * MIN_CHUNK or get_num_threads() == 1:
         part(...)
     else:
