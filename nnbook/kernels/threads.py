@@ -154,7 +154,10 @@ def over_batch(part, n: int, values_per_sample: int) -> None:
     """
     keep_freed_memory()  # once, at the first kernel call (see memory.py)
     chunks = batch_chunks(n, values_per_sample)
-    workers = _get_workers(len(chunks) - 1) if len(chunks) > 1 else []
+    if len(chunks) == 1:  # all in this thread, BLAS's own threads left as they are
+        part(chunks[0])
+        return
+    workers = _get_workers(len(chunks) - 1)
     tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
     for worker, task in zip(workers, tasks):
         worker.tasks.put(task)
