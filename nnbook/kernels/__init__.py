@@ -15,8 +15,14 @@ GEMMs, the planes layout, scratch buffers and threads:
   norm.py         BatchNorm
   elementwise.py  ReLU
 """
-from . import conv, elementwise, norm, pool  # noqa: F401  (registers the kernels)
+from ..ops.base import kernel_modules
 from .scratch import release_scratch
 from .threads import get_num_threads, set_num_threads
+
+# Each kernel module is imported (and registers its kernels) when the first op of its
+# reference module is built, so that `import nnbook` stays light.
+kernel_modules.update({f"nnbook.ops.{family}": f"nnbook.kernels.{kernels}" for family, kernels in
+                       (("conv", "conv"), ("pool", "pool"), ("nnops", "norm"),
+                        ("elementwise", "elementwise"))})
 
 __all__ = ["get_num_threads", "release_scratch", "set_num_threads"]

@@ -34,6 +34,7 @@ is on.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from abc import ABC, abstractmethod
 
@@ -62,6 +63,9 @@ class Spec:
 
 # reference op class -> the kernel class that computes it faster (see nnbook/kernels)
 _kernels: dict = {}
+# module of reference ops -> module of their kernels, imported when the first op of that
+# module is built (nnbook.kernels fills it in; so `import nnbook` loads no kernel code)
+kernel_modules: dict = {}
 
 
 def register_kernel(reference):
@@ -98,6 +102,8 @@ class Op(ABC):
 
     def __new__(cls, *args, **kwargs):
         if context.kernels_enabled:
+            if kernel_modules and cls.__module__ in kernel_modules:
+                importlib.import_module(kernel_modules.pop(cls.__module__))  # registers
             cls = _kernels.get(cls, cls)
         return super().__new__(cls)
 

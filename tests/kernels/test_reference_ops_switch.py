@@ -61,3 +61,24 @@ def test_a_graph_built_with_kernels_backpropagates_under_reference_ops():
         F.max_pool2d(F.relu(F.conv2d(x, w, padding=1)), 2).sum().backward()
     np.testing.assert_allclose(grads[0], x.grad.numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(grads[1], w.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_code_loads_with_the_first_op_of_its_family():
+    """`import nnbook` stays light: a family's kernels are imported when its first op is
+    built, and the op built is the kernel."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, nnbook as nb\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('nnbook.kernels.')"
+        " and m.split('.')[-1] in ('conv', 'pool', 'norm', 'elementwise'))\n"
+        "print(loaded())\n"
+        "x = nb.randn(1, 2, 5, 3, requires_grad=True)\n"
+        "y = nb.nn.functional.conv2d(x, nb.randn(4, 2, 3, 1))\n"
+        "print(loaded(), type(y.grad_fn).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.splitlines()
+    assert before == "[]" and "'nnbook.kernels.conv'" in after and after.endswith("Conv2dKernel")
