@@ -29,8 +29,10 @@ from . import scratch
 from .memory import keep_freed_memory
 
 # A chunk worth a thread: below this many values per chunk, handing it to a worker
-# costs more than it saves (measured: about 20 µs per extra thread and op).
-MIN_CHUNK = 1 << 16
+# costs more than it saves (a worker's wake-up measured 20-100 µs on a shared VM, and
+# numpy's memory-bound passes gain little from a second thread: the Xception block of
+# the benchmark, all ops of 10×512×8×4 or smaller, ran 60% slower split at 1 << 16).
+MIN_CHUNK = 1 << 17
 
 _threads: int | None = None  # None: not set, read the environment
 _state = threading.local()   # .inside: this thread is running a chunk already

@@ -6,6 +6,7 @@ import pytest
 from kernel_check import assert_close, kernel_matches_reference
 
 import nnbook as nb
+from nnbook.kernels import threads as kernel_threads
 from nnbook.kernels.norm import BatchNormKernel
 from nnbook.ops.nnops import BatchNorm
 
@@ -36,7 +37,8 @@ def test_batch_norm_kernel_matches_reference(shape, training, affine, dtype):
     assert_close(var_k, var_r, "running_var")
 
 
-def test_batch_norm_is_the_same_with_threads():
+def test_batch_norm_is_the_same_with_threads(monkeypatch):
+    monkeypatch.setattr(kernel_threads, "MIN_CHUNK", 1 << 14)  # chunks of a block or two
     rng = np.random.default_rng(9)
     x = rng.standard_normal((13, 37, 29, 23)).astype(np.float32)  # 13 samples: 4, 4, 5
     w, b = rng.standard_normal(37).astype(np.float32), rng.standard_normal(37).astype(np.float32)

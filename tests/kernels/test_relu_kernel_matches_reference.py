@@ -5,6 +5,7 @@ import pytest
 from kernel_check import run
 
 import nnbook as nb
+from nnbook.kernels import threads
 from nnbook.kernels.elementwise import ReluKernel
 from nnbook.ops.elementwise import Relu
 
@@ -13,7 +14,8 @@ SPECIAL = [-1.0, -0.0, 0.0, 2.5, -np.inf, np.inf, np.nan, -1e-45, 1e-45]
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(9,), (3, 7, 5), (5, 7, 61, 53)])  # the last one splits
-def test_relu_kernel_is_the_reference_bit_for_bit(shape, dtype):
+def test_relu_kernel_is_the_reference_bit_for_bit(shape, dtype, monkeypatch):
+    monkeypatch.setattr(threads, "MIN_CHUNK", 1 << 14)  # so that the last shape splits
     rng = np.random.default_rng(len(shape))
     x = rng.standard_normal(shape).astype(dtype)
     x.flat[:len(SPECIAL)] = SPECIAL

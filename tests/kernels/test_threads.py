@@ -20,7 +20,9 @@ from nnbook.kernels import im2col, scratch, threads
 
 
 @pytest.fixture(autouse=True)
-def restore_threads():
+def restore_threads(monkeypatch):
+    # The sizes below are chosen to split into chunks of at least this many values.
+    monkeypatch.setattr(threads, "MIN_CHUNK", 1 << 16)
     before = nb.get_num_threads()
     yield
     nb.set_num_threads(before)
