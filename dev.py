@@ -10,6 +10,8 @@
 another Python version, or older than pyproject.toml (a stamp file in .venv holds its hash).
 With CI=true, `test` also installs PyTorch (CPU), repo2docker, Chromium (apt, as root) and
 Playwright, and makes the oracle tests, the Binder check and the browser suite compulsory.
+`test` without arguments then runs the numeric tests and the notebooks again under two other
+OpenBLAS kernels (see run_under_other_kernels); `test ARGS` runs pytest once, with ARGS.
 """
 from __future__ import annotations
 
@@ -35,6 +37,24 @@ REPO2DOCKER = "jupyter-repo2docker"  # CI only: checks the Binder configuration 
 # (never `playwright install`: it downloads a browser of its own)
 BROWSER_APT_PACKAGES = ["chromium", "fonts-dejavu-core"]
 PLAYWRIGHT = "playwright==1.65.2"
+# OpenBLAS picks a kernel for the CPU it runs on, and kernels add float numbers in different
+# orders. OPENBLAS_CORETYPE forces another one: the numeric tests and the notebooks run again
+# under OTHER_KERNELS of them, so that a digit or a tolerance that holds only on this CPU
+# fails here rather than on a student's laptop. Prescott (SSE3) runs on every x86-64 CPU;
+# then the first of the others that runs here and is not this machine's own kernel.
+KERNELS = ["Prescott", "Haswell", "Sandybridge", "Nehalem"]
+OTHER_KERNELS = 2
+# Left out of those runs: tests that compute nothing with floats (the test machinery, the
+# Binder check, shapes and geometry only); the browser suite is left out by its marker too.
+NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/test_conv_geometry.py",
+               "tests/test_import_light.py", "tests/test_notebooks_normalised.py",
+               "tests/test_seeding.py", "tests/test_torch_required.py",
+               "tests/test_widgets_import.py", "tests/test_widgets_shapes.py"]
+# Prints the kernel numpy's OpenBLAS uses, after a small matmul (a kernel that needs
+# instructions this CPU lacks dies here, not in a test). OpenBLAS names Prescott's "Katmai".
+KERNEL_PROBE = ("import numpy, threadpoolctl; numpy.ones((7, 5)) @ numpy.ones((5, 3)); "
+                "print(*[i['architecture'] for i in threadpoolctl.threadpool_info() "
+                "if i['internal_api'] == 'openblas'])")
 
 if sys.version_info < (3, 10):
     sys.exit(f"nnbook needs Python 3.10 or newer; this is {sys.version.split()[0]}.")
@@ -212,7 +232,59 @@ def cmd_test(args: list) -> int:
     paths = [] if names_paths(args) else ["tests", "notebooks"]
     code = run([python, "-m", "pytest", *nbval_args(), *paths, *args], cwd=ROOT, env=env)
     say(f"pytest exited with code {code}")
-    return code
+    if args:
+        return code  # the run asked for, once
+    if code != 0:
+        say("not running the tests again under other OpenBLAS kernels: fix the failures first")
+        return code
+    return run_under_other_kernels(python, env)
+
+
+def blas_kernel(python: Path, env: dict) -> str | None:
+    """The OpenBLAS kernel numpy uses in `env`; None without OpenBLAS or if it cannot run."""
+    try:
+        out = subprocess.run([str(python), "-c", KERNEL_PROBE], env=env, capture_output=True,
+                             text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return None
+    return (out.stdout.strip() or None) if out.returncode == 0 else None
+
+
+def other_kernels(python: Path, env: dict, own: str) -> dict:
+    """{OPENBLAS_CORETYPE: kernel} for up to OTHER_KERNELS kernels that run here, not `own`."""
+    others = {}
+    for coretype in KERNELS:
+        kernel = blas_kernel(python, dict(env, OPENBLAS_CORETYPE=coretype))
+        if kernel and kernel != own and kernel not in others.values():
+            others[coretype] = kernel
+        if len(others) == OTHER_KERNELS:
+            break
+    return others
+
+
+def run_under_other_kernels(python: Path, env: dict) -> int:
+    """The numeric tests and strict nbval again, under OTHER_KERNELS other OpenBLAS kernels."""
+    own = blas_kernel(python, env)
+    others = other_kernels(python, env, own) if own else {}
+    if len(others) < OTHER_KERNELS:
+        found = f"this numpy's BLAS: {own or 'not OpenBLAS'}; other kernels that run here: " \
+                f"{', '.join(others) or 'none'}"
+        if is_ci():
+            say(f"CI=true needs {OTHER_KERNELS} OpenBLAS kernels besides this machine's ({found})")
+            return 1
+        say(f"not running the tests under other OpenBLAS kernels ({found})")
+        return 0
+    ignore = [f"--ignore={path}" for path in NOT_NUMERIC]
+    for coretype, kernel in others.items():
+        say(f"numeric tests and notebooks again with OPENBLAS_CORETYPE={coretype} "
+            f"(kernel {kernel}; the first run had {own})")
+        code = run([python, "-m", "pytest", "-q", "-m", "not browser", *nbval_args(), *ignore,
+                    "tests", "notebooks"], cwd=ROOT, env=dict(env, OPENBLAS_CORETYPE=coretype))
+        say(f"pytest with OPENBLAS_CORETYPE={coretype} exited with code {code}")
+        if code != 0:
+            return code
+    say(f"passed under the OpenBLAS kernels {own} (the first run), {', '.join(others.values())}")
+    return 0
 
 
 def cmd_notebooks(args: list) -> int:

@@ -19,37 +19,33 @@ from .creation import (arange, as_tensor, bernoulli, cat, concat, concatenate, e
                        empty_like, eye, from_numpy, full, full_like, linspace, logspace,
                        multinomial, normal, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, stack, tensor, zeros, zeros_like)
-from .device import device
+from .device import device, get_default_device, set_default_device
+from .dtype_info import finfo, iinfo
 from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
                      float, float16, float32, float64, get_default_dtype, half, int, int8,
                      int16, int32, int64, long, set_default_dtype, short, uint8)
+from .functions import *  # noqa: F403  (nb.exp(x), nb.sum(x, 1), ...: the tensor methods)
 from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
                      ContractError, DimError, DTypeError, GradcheckError, InputError,
-                     NnbookError, ShapeError, SignatureError, TeachingWarning)
+                     NnbookError, ShapeError, SignatureError, TeachingWarning,
+                     show_full_tracebacks)
 from .kernels import get_num_threads, set_num_threads
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
 from .tensor import Tensor
+from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
+                           HalfTensor, IntTensor, LongTensor, ShortTensor, Size, is_complex,
+                           is_floating_point, is_tensor, numel)
+from .notes import NnbookNote
+from .unsupported import UnsupportedError, compile
+from . import unsupported as _unsupported
 
 __version__ = "0.1.0"
 
 
-def _method(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"nb.{name}(x, ...) is x.{name}(...)."
-    return fn
-
-
-exp, log, sqrt, tanh, sigmoid, relu, abs, clamp, clip = map(
-    _method, ("exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "clamp", "clip"))
-sum, mean, max, argmax, all, any = map(_method, ("sum", "mean", "max", "argmax", "all", "any"))
-reshape, flatten, permute, transpose, matmul, squeeze, unsqueeze = map(
-    _method, ("reshape", "flatten", "permute", "transpose", "matmul", "squeeze", "unsqueeze"))
-
 # Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
-_LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets")
+_LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets", "utils",
+                 "cuda", "backends", "amp", "accelerator")
 _LAZY_NAMES = {
     "gradcheck": ("autograd.gradcheck", "gradcheck"),
     "gradcheck_report": ("autograd.gradcheck", "gradcheck_report"),
@@ -59,7 +55,19 @@ _LAZY_NAMES = {
     "load": ("serialization", "load"),
     "infer_shapes": ("inspect", "infer_shapes"),
     "summary": ("inspect", "summary"),
+    "autocast": ("amp", "autocast"),
+    "is_autocast_enabled": ("amp", "is_autocast_enabled"),
+    "is_autocast_available": ("amp", "is_autocast_available"),
+    "use_deterministic_algorithms": ("backends", "use_deterministic_algorithms"),
+    "are_deterministic_algorithms_enabled": ("backends", "are_deterministic_algorithms_enabled"),
+    "is_deterministic_algorithms_warn_only_enabled":
+        ("backends", "is_deterministic_algorithms_warn_only_enabled"),
+    "set_float32_matmul_precision": ("backends", "set_float32_matmul_precision"),
+    "get_float32_matmul_precision": ("backends", "get_float32_matmul_precision"),
 }
+# What nnbook does not do (nnbook/unsupported.py): `import nnbook.distributed` works, and
+# calling what it holds raises UnsupportedError naming the alternative.
+_STUB_MODULES = _unsupported.stub_modules()
 
 
 def __getattr__(name):
@@ -68,6 +76,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f".{module}", __name__), attr)
     elif name in _LAZY_MODULES:
         value = importlib.import_module(f".{name}", __name__)
+    elif name in _STUB_MODULES:
+        value = _STUB_MODULES[name]
+    elif name in _unsupported.STUB_NAMES:
+        value = _unsupported.stub_name(name)
     else:
         raise AttributeError(f"module 'nnbook' has no attribute '{name}'")
     globals()[name] = value
@@ -75,4 +87,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES) | set(_STUB_MODULES))

@@ -26,14 +26,14 @@ def array_from(data, dtype, where, copy) -> np.ndarray:
     elif isinstance(data, (np.ndarray, np.generic)):
         array = np.asarray(data)
         check_numeric(array.dtype, where, "a numpy array of")
-    else:
-        array, shared = _from_python(data, where), False
+    else:  # Python numbers: straight to ``dtype`` (through float32 they would lose digits)
+        array, shared = _from_python(data, where, dtype), False
     if dtype is not None:
         return array.astype(dtype, copy=copy and shared)
     return array.copy() if copy and shared else array
 
 
-def _from_python(data, where) -> np.ndarray:
+def _from_python(data, where, dtype=None) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(hasattr(d, "_array") for d in _flat(data)):
         data = _tensors_to_lists(data)
     try:
@@ -44,6 +44,8 @@ def _from_python(data, where) -> np.ndarray:
             hint="every row of a nested list must have the same length (pad the short ones)."
         )) from None
     check_numeric(array.dtype, where, type(data).__name__)
+    if dtype is not None:
+        return array
     if array.dtype.kind == "f":
         return array.astype(dtypes.default_float())
     if array.dtype.kind in "iu":
@@ -133,16 +135,16 @@ def human_bytes(n) -> str:
 # nb.Tensor(...), the legacy constructor
 # ---------------------------------------------------------------------------
 
-def legacy_array(name, args, kwargs) -> np.ndarray:
-    """What ``nb.Tensor(...)`` / ``nb.FloatTensor(...)`` hold: data as the default float,
-    or zeros of the given sizes."""
+def legacy_array(name, args, kwargs, np_dtype=None) -> np.ndarray:
+    """What ``nb.Tensor(...)`` / ``nb.FloatTensor(...)`` hold: data as ``np_dtype`` (the
+    default float when None), or zeros of the given sizes."""
     device = kwargs.pop("device", None)
     check_device(device, f"nb.{name}")
     if kwargs:
         raise ArgumentError(message(
             f"nb.{name}() takes data or sizes, got keyword argument(s) {', '.join(kwargs)}.",
             where=f"nb.{name}", hint="use nb.tensor(data, dtype=..., requires_grad=...)."))
-    np_dtype = dtypes.default_float()
+    np_dtype = dtypes.default_float() if np_dtype is None else np_dtype
     if not args:
         return np.zeros((0,), dtype=np_dtype)
     if all(isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool)

@@ -144,6 +144,7 @@ class Observer:
     """
 
     meta = False
+    wants_sites = False  # True: remember the user's line that made each op (slower)
 
     def module_started(self, module, path: str, inputs) -> None:
         pass

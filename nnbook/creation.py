@@ -25,12 +25,12 @@ from .ops import shape as shape_ops
 def _finish(array, requires_grad, where) -> Tensor:
     t = _wrap(array)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, where)
     return t
 
 
-def _as_numpy_dtype(dtype):
-    return None if dtype is None else dtypes.numpy_dtype(dtype)
+def _as_numpy_dtype(dtype, where):
+    return None if dtype is None else dtypes.numpy_dtype(dtype, where)
 
 
 # ---------------------------------------------------------------------------
@@ -40,8 +40,8 @@ def _as_numpy_dtype(dtype):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays, tensors)."""
     check_device(device, "nb.tensor")
-    return _finish(array_from(data, _as_numpy_dtype(dtype), "nb.tensor", copy=True),
-                   requires_grad, "nb.tensor")
+    array = array_from(data, _as_numpy_dtype(dtype, "nb.tensor"), "nb.tensor", copy=True)
+    return _finish(array, requires_grad, "nb.tensor")
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -49,7 +49,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     check_device(device, "nb.as_tensor")
     if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
         return data
-    return _wrap(array_from(data, _as_numpy_dtype(dtype), "nb.as_tensor", copy=False))
+    np_dtype = _as_numpy_dtype(dtype, "nb.as_tensor")
+    return _wrap(array_from(data, np_dtype, "nb.as_tensor", copy=False))
 
 
 def from_numpy(array) -> Tensor:
@@ -69,12 +70,24 @@ def from_numpy(array) -> Tensor:
 def _filled(where, args, size, value, dtype, device, requires_grad) -> Tensor:
     check_device(device, where)
     shape = parse_size(args, size, where)
-    np_dtype = _as_numpy_dtype(dtype)
+    np_dtype = _as_numpy_dtype(dtype, where)
+    if value is not None and not _is_number(value):
+        raise ArgumentError(message(
+            f"fill_value must be a number, got {type(value).__name__} {value!r:.40}.",
+            where=where, hint=f"e.g. {where}((2, 3), 0.5); for data use nb.tensor(data)."))
     if np_dtype is None:
         np_dtype = dtypes.result_type(value) if value is not None else dtypes.default_float()
     array = allocate(lambda: np.full(shape, 0 if value is None else value, dtype=np_dtype),
                      shape, np_dtype, where)
     return _finish(array, requires_grad, where)
+
+
+def _is_number(value) -> bool:
+    """A Python or numpy number, or a one-element tensor (what np.full can repeat)."""
+    if isinstance(value, Tensor):
+        return value.numel() == 1
+    return isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex,
+                              np.number, np.bool_))
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -130,7 +143,7 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False,
 def eye(n, m=None, dtype=None, device=None, requires_grad=False, **kwargs) -> Tensor:
     check_device(device, "nb.eye")
     shape = parse_size((n, n if m is None else m), None, "nb.eye")
-    np_dtype = _as_numpy_dtype(dtype) or dtypes.default_float()
+    np_dtype = _as_numpy_dtype(dtype, "nb.eye") or dtypes.default_float()
     return _finish(np.eye(*shape, dtype=np_dtype), requires_grad, "nb.eye")
 
 
@@ -152,7 +165,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise InputError(message("arange's step must not be 0.", where="nb.arange",
                                  hint="e.g. step=1 (or a negative step to count down)."))
     floats = any(isinstance(v, (builtins.float, np.floating)) for v in values)
-    np_dtype = _as_numpy_dtype(dtype) or (dtypes.default_float() if floats else np.int64)
+    np_dtype = _as_numpy_dtype(dtype, "nb.arange") or (dtypes.default_float() if floats
+                                                       else np.int64)
     array = np.arange(*values, dtype=np.float64 if floats else np.int64).astype(np_dtype)
     return _finish(array, requires_grad, "nb.arange")
 
@@ -162,7 +176,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False,
     """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
     check_device(device, "nb.linspace")
     steps = parse_size((steps,), None, "nb.linspace")[0]
-    np_dtype = _as_numpy_dtype(dtype) or dtypes.default_float()
+    np_dtype = _as_numpy_dtype(dtype, "nb.linspace") or dtypes.default_float()
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(np_dtype),
                    requires_grad, "nb.linspace")
@@ -173,7 +187,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
     """``base ** linspace(start, end, steps)``."""
     check_device(device, "nb.logspace")
     steps = parse_size((steps,), None, "nb.logspace")[0]
-    np_dtype = _as_numpy_dtype(dtype) or dtypes.default_float()
+    np_dtype = _as_numpy_dtype(dtype, "nb.logspace") or dtypes.default_float()
     values = np.float64(base) ** np.linspace(start, end, steps, dtype=np.float64)
     return _finish(values.astype(np_dtype), requires_grad, "nb.logspace")
 
@@ -242,7 +256,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     if high <= low:
         raise InputError(message(f"randint needs low < high, got low={low}, high={high}.",
                                  where=where, hint="high is excluded: randint(0, 2) gives 0 or 1."))
-    np_dtype = _as_numpy_dtype(dtype) or np.int64
+    np_dtype = _as_numpy_dtype(dtype, where) or np.int64
     array = numpy_generator(generator).integers(low, high, size=shape).astype(np_dtype)
     return _finish(array, requires_grad, where)
 
@@ -252,7 +266,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False,
     """A random ordering of 0 .. n-1."""
     check_device(device, "nb.randperm")
     n = parse_size((n,), None, "nb.randperm")[0]
-    np_dtype = _as_numpy_dtype(dtype) or np.int64
+    np_dtype = _as_numpy_dtype(dtype, "nb.randperm") or np.int64
     return _wrap(numpy_generator(generator).permutation(n).astype(np_dtype))
 
 
@@ -271,7 +285,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     shape = parse_size((), size, where) if size is not None else \
         np.broadcast_shapes(np.shape(means), np.shape(stds))
     like = next((v for v in (mean, std) if isinstance(v, Tensor)), None)
-    np_dtype = _as_numpy_dtype(dtype) or (like._array.dtype if like is not None
+    np_dtype = _as_numpy_dtype(dtype, where) or (like._array.dtype if like is not None
                                           else dtypes.default_float())
     draws = numpy_generator(generator).normal(means, stds, size=shape)
     return _finish(np.asarray(draws).astype(np_dtype), requires_grad, where)

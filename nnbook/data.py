@@ -67,7 +67,7 @@ def digits(n: int = 2000, seed: int = 0, size: int = 8):
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(message(
             f"seed must be a non-negative int, got {seed!r}.", where="nnbook.data.digits",
-            line=False, hint="e.g. digits(2000, seed=0); a different seed gives other images."))
+            hint="e.g. digits(2000, seed=0); a different seed gives other images."))
     rng = np.random.default_rng(seed)
     labels = rng.permutation(np.arange(n) % NUM_CLASSES).astype(np.int64)
     bold = (rng.random(n) < 0.35).astype(np.int64)
@@ -138,7 +138,7 @@ def train_test_split(images, labels, test_size: float = 0.25, seed: int = 0):
     if len(images) != n:
         raise InputError(message(
             f"images and labels differ in length: {len(images)} images, {n} labels.",
-            where="nnbook.data.train_test_split", line=False,
+            where="nnbook.data.train_test_split",
             hint="pass the two arrays digits() returned, unchanged."))
     if isinstance(test_size, float) and 0 < test_size < 1:
         fraction = test_size
@@ -148,7 +148,7 @@ def train_test_split(images, labels, test_size: float = 0.25, seed: int = 0):
     else:
         raise InputError(message(
             f"test_size must be a fraction between 0 and 1 or a count between 1 and "
-            f"{n - 1}, got {test_size!r}.", where="nnbook.data.train_test_split", line=False,
+            f"{n - 1}, got {test_size!r}.", where="nnbook.data.train_test_split",
             hint="e.g. test_size=0.25 keeps a quarter of the samples for testing."))
     rng = np.random.default_rng(seed)
     test = []
@@ -167,7 +167,7 @@ def _count(name: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(message(
             f"{name} must be an int of at least {minimum}, got {value!r}.",
-            where="nnbook.data.digits", line=False,
+            where="nnbook.data.digits",
             hint="e.g. digits(n=2000, seed=0, size=8)."))
     return int(value)
 

@@ -12,6 +12,7 @@ write that line.
 """
 from __future__ import annotations
 
+from . import dtypes
 from .errors import ArgumentError, InputError, message
 
 _KNOWN = ("cpu", "cuda", "mps", "xpu", "meta", "xla", "hip", "mtia", "privateuseone")
@@ -25,20 +26,7 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index if index is None else index
-        if not isinstance(type, str):
-            raise ArgumentError(message(f"a device is named by a string, got {type!r}.",
-                                        where="nb.device", hint="e.g. nb.device('cpu')."))
-        name, _, number = type.partition(":")
-        if name not in _KNOWN:
-            raise InputError(message(
-                f"unknown device type '{name}'.", where="nb.device",
-                hint="nnbook computes on 'cpu'; PyTorch also names 'cuda' and 'mps'."))
-        if number:
-            if index is not None or not number.isdigit():
-                raise InputError(message(f"invalid device string '{type}'.", where="nb.device",
-                                         hint="write 'cuda:0' or device('cuda', 0)."))
-            index = int(number)
-        self.type, self.index = name, index
+        self.type, self.index = _parse(type, index, "nb.device")
 
     def __eq__(self, other):
         if isinstance(other, str):
@@ -60,6 +48,31 @@ class device:
         return f"device(type='{self.type}'{index})"
 
 
+def _parse(text, index, where: str) -> tuple:
+    """('cuda', 0) from 'cuda:0' (or from 'cuda' and index 0), checked."""
+    if not isinstance(text, str):
+        raise ArgumentError(message(f"a device is named by a string, got {text!r}.",
+                                    where=where, hint="e.g. nb.device('cpu')."))
+    name, _, number = text.partition(":")
+    if name not in _KNOWN:
+        raise InputError(message(f"unknown device type '{name}'.", where=where,
+                                 hint=_unknown_device_hint(name)))
+    if number:
+        if index is not None or not number.isdigit():
+            raise InputError(message(f"invalid device string '{text}'.", where=where,
+                                     hint="write 'cuda:0' or device('cuda', 0)."))
+        index = int(number)
+    return name, index
+
+
+def _unknown_device_hint(name: str) -> str:
+    if name in dtypes.names():
+        return f"a string names a device; to change the dtype pass the dtype: x.to(nb.{name})."
+    if name.rstrip("0123456789") in ("float", "int", "uint", "complex"):
+        return "a string names a device; to change the dtype pass one: x.to(nb.float64)."
+    return "nnbook computes on 'cpu'; PyTorch also names 'cuda' and 'mps'."
+
+
 CPU = device("cpu")
 
 
@@ -69,9 +82,20 @@ def check_device(value, where: str) -> None:
         return
     if isinstance(value, int) and not isinstance(value, bool):
         value = device("cuda", value)  # PyTorch reads a bare int as a CUDA device
-    d = value if isinstance(value, device) else device(value)
-    if d.type != "cpu":
+    name, index = (value.type, value.index) if isinstance(value, device) else \
+        _parse(value, None, where)
+    if name != "cpu":
+        shown = name if index is None else f"{name}:{index}"
         raise InputError(message(
-            f"nnbook computes on the CPU only; it cannot put tensors on '{d}'.", where=where,
+            f"nnbook computes on the CPU only; it cannot put tensors on '{shown}'.", where=where,
             hint="write the device line so it works everywhere: device = 'cuda' if "
             "nb.cuda.is_available() else 'cpu' (nnbook answers False, so it picks 'cpu')."))
+
+
+def set_default_device(device) -> None:
+    """Where new tensors go: only the CPU (or None, which means the CPU) is accepted."""
+    check_device(device, "nb.set_default_device")
+
+
+def get_default_device() -> device:
+    return CPU

@@ -18,6 +18,7 @@ And division of integers gives the default float dtype (numpy: float64).
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -55,11 +56,11 @@ class dtype:
     def is_signed(self) -> builtins.bool:
         return self.numpy is not None and self.numpy.kind in "fic"
 
-    def _np(self):
+    def _np(self, where=None):
         if self.numpy is None:
             raise DTypeError(message(
                 f"nnbook computes with numpy, which has no {self.name}.",
-                where=f"nb.{self.name}",
+                where=where or f"nb.{self.name}",
                 hint="use nb.float32 (or nb.float16 for half precision); the name exists so "
                 "that code mentioning it still runs up to the place it is used."))
         return self.numpy
@@ -140,9 +141,14 @@ def as_dtype(value, where="dtype=") -> dtype:
             "equivalents)."), ) from None
 
 
-def numpy_dtype(value) -> np.dtype:
+def names() -> tuple:
+    """Every dtype name nnbook knows ('float32', 'float', 'long', ...)."""
+    return tuple(_BY_NAME)
+
+
+def numpy_dtype(value, where="dtype=") -> np.dtype:
     """The numpy dtype for what a user passed as a dtype (raises for bfloat16 and such)."""
-    return as_dtype(value)._np()
+    return as_dtype(value, where)._np(where)
 
 
 def get_default_dtype() -> dtype:
@@ -169,6 +175,23 @@ def default_float() -> np.dtype:
 # ---------------------------------------------------------------------------
 # Promotion
 # ---------------------------------------------------------------------------
+
+def fits(number, np_dtype) -> builtins.bool:
+    """Does PyTorch take this Python number as a value of ``np_dtype`` (in x ** n, clamp,
+    x[i] = n)?  Within the dtype's range; integers take no inf or NaN, and an unsigned
+    dtype takes negative ints down to -max, wrapping them around (-1 is 255 in uint8)."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind == "f":
+        top = builtins.float(np.finfo(np_dtype).max)
+        return not math.isfinite(number) or -top <= number <= top
+    if np_dtype.kind not in "iu":
+        return True  # bool takes any number (nonzero is True)
+    if not math.isfinite(number):
+        return False
+    info = np.iinfo(np_dtype)
+    wraps = np_dtype.kind == "u" and isinstance(number, builtins.int)
+    return (-info.max if wraps else info.min) <= number <= info.max
+
 
 def _rank(np_dtype) -> builtins.int:
     return _KIND_RANK.get(np_dtype.kind, 4)

@@ -1,6 +1,6 @@
 """nnbook's exceptions and the one place their messages are put together.
 
-Every error a user can cause has four parts (see DESIGN.md):
+Every error a user can cause has four parts (see ARCHITECTURE.md):
 
     where: the layer path and class, or the op, and the user's source line
     what:  what was expected and what came
@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+import numpy as np
+
 from .context import current_layer, layer_name  # noqa: F401  (re-exported)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -23,6 +25,54 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 class NnbookError(Exception):
     """Base class of every error nnbook raises on purpose."""
+
+    @property
+    def _render_traceback_(self):
+        """How IPython shows this error: your own lines and the message, nnbook's frames
+        hidden (``nb.show_full_tracebacks()`` shows everything again)."""
+        if _full_tracebacks:
+            raise AttributeError("_render_traceback_")  # IPython then shows the usual one
+        return lambda: short_traceback(self)
+
+
+_full_tracebacks = os.environ.get("NNBOOK_FULL_TRACEBACKS", "").strip().lower() in (
+    "1", "true", "yes")
+
+
+def show_full_tracebacks(full: bool = True) -> None:
+    """In a notebook, show nnbook's own frames in tracebacks too (off by default: an
+    nnbook error shows your lines and its message).  Also: NNBOOK_FULL_TRACEBACKS=1."""
+    global _full_tracebacks
+    _full_tracebacks = bool(full)
+
+
+def short_traceback(error: BaseException) -> list[str]:
+    """The lines of a traceback that are the user's, then the error: what a student needs."""
+    import linecache
+    import traceback
+
+    lines = ["-" * 75, f"{type(error).__name__:<42}Traceback (most recent call last)"]
+    hidden = 0
+    for frame in traceback.extract_tb(error.__traceback__):
+        if _IPYTHON_FRAME.search(frame.filename):  # the shell running the cell
+            continue
+        if _is_library_frame(frame.filename):
+            hidden += 1
+            continue
+        where = describe_file(frame.filename)
+        lines.append(f"{where[0].upper() + where[1:]}, line {frame.lineno}")
+        for number in range(max(1, frame.lineno - 2), frame.lineno + 1):
+            text = linecache.getline(frame.filename, number).rstrip()
+            if text or number == frame.lineno:
+                mark = "----> " if number == frame.lineno else "      "
+                lines.append(f"{mark}{number} {text}")
+        lines.append("")
+    if hidden:
+        lines.append(f"({hidden} frame(s) inside nnbook hidden; "
+                     "nb.show_full_tracebacks() shows them)")
+        lines.append("")
+    lines.append(f"{type(error).__name__}: {error}")
+    return ["\n".join(lines)]
 
 
 class ShapeError(NnbookError, ValueError):
@@ -77,6 +127,7 @@ class TeachingWarning(UserWarning):
 # Where did it happen?  The module-call stack and the user's source line.
 # --------------------------------------------------------------------------
 
+_IPYTHON_FRAME = re.compile(r"[/\\](IPython|ipykernel)[/\\]")
 _IPYKERNEL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
 
 
@@ -97,7 +148,9 @@ def _notebook_cell(filename: str) -> str:
     return "a notebook cell"
 
 
-_LIBRARY_PREFIXES = (_PACKAGE_DIR, "<frozen")
+# Frames that are never the user's: nnbook's own, Python's frozen modules, and numpy's
+# (np.errstate's wrapper sits between nnbook's functions where it silences warnings).
+_LIBRARY_PREFIXES = (_PACKAGE_DIR, "<frozen", os.path.dirname(np.__file__))
 
 
 def _is_library_frame(filename: str) -> bool:

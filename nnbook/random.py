@@ -8,14 +8,13 @@ generator is a different algorithm), so compare results, not random draws.
 """
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 
 from . import dtypes
 from .device import check_device
-from .errors import ArgumentError, InputError, message
+from .errors import ArgumentError, DTypeError, InputError, message
 
 
 def _seed_value(seed, where) -> int:
@@ -47,8 +46,8 @@ class Generator:
 
         return CPU
 
-    def manual_seed(self, seed) -> "Generator":
-        self._seed = _seed_value(seed, "Generator.manual_seed")
+    def manual_seed(self, seed, _where="Generator.manual_seed") -> "Generator":
+        self._seed = _seed_value(seed, _where)
         self.numpy = np.random.default_rng(self._seed)
         return self
 
@@ -63,12 +62,16 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor (save it to draw the same numbers again later)."""
+        import json
+
         from .tensor import _wrap
 
         text = json.dumps(self.numpy.bit_generator.state)
         return _wrap(np.frombuffer(text.encode(), dtype=np.uint8).copy())
 
     def set_state(self, state) -> "Generator":
+        import json
+
         try:
             raw = bytes(np.asarray(state, dtype=np.uint8).tobytes())
             self.numpy.bit_generator.state = json.loads(raw.decode())
@@ -79,7 +82,7 @@ class Generator:
         return self
 
     def __repr__(self):
-        return "<nnbook.Generator>"
+        return f"<nnbook.Generator, seeded with {self._seed}>"
 
 
 default_generator = Generator()
@@ -101,7 +104,7 @@ if hasattr(os, "register_at_fork"):
 
 def manual_seed(seed) -> Generator:
     """Seed every random number nnbook draws by default (initialisation, dropout, randn...)."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(seed, "nb.manual_seed")
 
 
 def seed() -> int:
@@ -135,9 +138,9 @@ def float_dtype(dtype, where) -> np.dtype:
     """The dtype of a random float tensor: the default float unless a float dtype is given."""
     if dtype is None:
         return dtypes.default_float()
-    d = dtypes.numpy_dtype(dtype)
+    d = dtypes.numpy_dtype(dtype, where)
     if d.kind != "f":
-        raise ArgumentError(message(
+        raise DTypeError(message(
             f"{where} draws floating point numbers; dtype {dtypes.of_numpy(d).name} is not one.",
             where=where, hint="use nb.float32 or nb.float64 (for integers: nb.randint)."))
     return d

@@ -29,7 +29,7 @@ import zipfile
 
 import numpy as np
 
-from .errors import CheckpointError, fmt_shape, message
+from .errors import ArgumentError, CheckpointError, fmt_shape, message
 from .tensor import Tensor, _wrap
 
 SEP = "/"  # joins the keys of nested dicts; reserved, so no key may contain it
@@ -257,6 +257,11 @@ def load(f) -> dict:
     Everything is checked before anything is allocated; pickled data is refused.
     """
     where = f"nb.load({_name(f)})"
+    if not isinstance(f, (str, os.PathLike)) and not (hasattr(f, "read") and hasattr(f, "seek")):
+        raise ArgumentError(message(
+            f"nb.load needs a path or a file opened for reading, got {type(f).__name__} "
+            f"{f!r:.40}.", where="nb.load",
+            hint="pass the checkpoint's path as a string: nb.load('model.npz')."))
     if not isinstance(f, (str, os.PathLike)):
         try:
             return _read_checkpoint(f, where)

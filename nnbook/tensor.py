@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections import namedtuple
+from operator import attrgetter
 
 import numpy as np
 
@@ -26,12 +26,15 @@ from .errors import (ArgumentError, BackwardError, DTypeError, InputError, Shape
 from .ops import elementwise as ew
 from .ops import indexing, linalg, reduce
 from .ops import shape as shape_ops
+from .ops.base import quiet
+from .methods import (Comparisons, Conversion, Factories, InPlace, Linalg, Maths, Reductions,
+                      Selection, Shapes)
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
 # Running an op
 # ---------------------------------------------------------------------------
-_NO_GRAD = [(False,) * n for n in range(8)]
+_NO_GRAD = [(False,) * n for n in range(64)]  # needs_input_grad when nothing is recorded
 
 
 def apply(op, *inputs: "Tensor") -> "Tensor":
@@ -39,30 +42,37 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     if context.observers:
         return _apply_watched(op, inputs)
     op.infer(*inputs)
-    record = context.grad_enabled and True in [t.requires_grad for t in inputs]
-    if record:
-        op.needs_input_grad = tuple([t.requires_grad for t in inputs])
-    else:
-        n = len(inputs)
-        op.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
-    data = op.forward(*[t._array for t in inputs])
-    out = _wrap(data if type(data) is np.ndarray else np.asarray(data))
+    needs = tuple(map(_requires_grad, inputs))
+    record = context.grad_enabled and True in needs
+    op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
+    data = op.forward(*map(_array, inputs))
+    out = Tensor.__new__(Tensor)
+    out._array = data if type(data) is np.ndarray else np.asarray(data)
+    out.grad = out.grad_fn = out._view = None
+    out._requires_grad, out._counter = False, [0]
     if op.is_view:  # a view shares its input's memory, so it shares its version counter
         out._counter, out._view = inputs[0]._counter, (inputs[0], op)
     if record and out._array.dtype.kind == "f":
-        _link(op, inputs, out)
+        # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
+        op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
+        op.versions = tuple([t._counter[0] for t in inputs])
+        op.layer = context.module_stack[-1] if context.module_stack else None
+        if op.keeps_output:
+            op.output_counter, op.output_version = out._counter, out._counter[0]
+        out._requires_grad, out.grad_fn = True, op
     return out
 
 
+_requires_grad = attrgetter("_requires_grad")
+_array = attrgetter("_array")
+_grad_fn = attrgetter("grad_fn")
+
+
 def _link(op, inputs, out) -> None:
-    """Make ``out`` the output of node ``op`` (the protocol autograd/engine.py reads)."""
-    op.inputs = inputs
-    op.parents = tuple([t.grad_fn for t in inputs])
+    """Make ``out`` the output of node ``op`` whose values are already in it."""
+    op.inputs, op.parents = inputs, tuple([t.grad_fn for t in inputs])
     op.versions = tuple([t._counter[0] for t in inputs])
     op.layer = context.module_stack[-1] if context.module_stack else None
-    op.site = user_site(2)
-    if op.keeps_output:
-        op.output_counter, op.output_version = out._counter, out._counter[0]
     out._requires_grad, out.grad_fn = True, op
 
 
@@ -76,6 +86,8 @@ def _apply_watched(op, inputs):
             out = apply(op, *inputs)
         finally:
             context.observers[:] = watching
+    if any(observer.wants_sites for observer in context.observers):
+        op.site = user_site(2)  # the user's line that made this op (kept only while watched)
     for observer in list(context.observers):
         observer.op_ran(op, inputs, out)
     return out
@@ -95,10 +107,6 @@ def _wrap(array: np.ndarray, requires_grad=False) -> "Tensor":
     return t
 
 
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
-
-
 class RemovableHandle:
     """What ``register_hook`` returns: ``handle.remove()`` takes the hook away."""
 
@@ -115,7 +123,8 @@ class RemovableHandle:
 # Tensor
 # ---------------------------------------------------------------------------
 
-class Tensor:
+class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
+             Factories):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -186,6 +195,29 @@ class Tensor:
     def _dim(self, dim, what="dim") -> int:
         return shape_ops.checked_dim(dim, self.ndim, where=f"Tensor.{what}")
 
+    # -- what the method families (nnbook/methods) build on ---------------------------
+    @staticmethod
+    def _op(op, *inputs) -> "Tensor":
+        return apply(op, *inputs)
+
+    def _binary(self, op, other) -> "Tensor":
+        return _binary(op, self, other)
+
+    @staticmethod
+    def _new(array) -> "Tensor":
+        return _wrap(np.asarray(array))
+
+    @staticmethod
+    def _is_tensor(x) -> bool:
+        return isinstance(x, Tensor)
+
+    def _cast(self, np_dtype) -> "Tensor":
+        return _as(self, np_dtype)
+
+    def _floating(self) -> "Tensor":
+        """Maths on integers or booleans (exp, log, ...) computes in the default float."""
+        return self if self._array.dtype.kind in "fc" else _as(self, dtypes.default_float())
+
     # -- requires_grad, data, detach ------------------------------------------------
     @property
     def requires_grad(self) -> bool:
@@ -193,20 +225,24 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value) -> None:
-        self.requires_grad_(value)
+        self._set_requires_grad(value, "Tensor.requires_grad")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        return self._set_requires_grad(requires_grad, "Tensor.requires_grad_")
+
+    def _set_requires_grad(self, requires_grad, where) -> "Tensor":
+        """requires_grad_ with ``where`` naming what the user called (nb.tensor, ...)."""
         if requires_grad and self._array.dtype.kind != "f":
             raise DTypeError(message(
                 f"only floating point tensors can require gradients; this one is "
-                f"{self.dtype.name}.", where="requires_grad",
+                f"{self.dtype.name}.", where=where,
                 values=f"tensor of shape {fmt_shape(self.shape)}, dtype {self.dtype.name}",
                 hint="make it floating point first: nb.tensor(data, dtype=nb.float32) or "
                 "x.float(). Integers have no small steps to differentiate along."))
         if not requires_grad and self.grad_fn is not None:
             raise BackwardError(message(
                 "requires_grad can only be switched off on a leaf tensor; this one was "
-                f"made by {self.grad_fn.name}.", where="requires_grad",
+                f"made by {self.grad_fn.name}.", where=where,
                 values=f"tensor of shape {fmt_shape(self.shape)}",
                 hint="use x.detach() to get a tensor outside the graph."))
         self._requires_grad = builtins.bool(requires_grad)
@@ -336,7 +372,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Add d(self)/d(leaf) to ``leaf.grad`` for every leaf that requires grad."""
         backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=inputs)
+                 inputs=inputs, where="Tensor.backward")
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do)."""
@@ -376,22 +412,32 @@ class Tensor:
         """Compute ``op(self, *others)`` and store it in this tensor's own memory.
 
         Recording (grad mode, and a tensor involved that requires grad): the result
-        is computed out of place from an alias of the old ``self``, copied in, and
+        is computed out of place from a copy of the old ``self``, copied in, and
         ``self`` becomes the output of the new node.  Otherwise the value is simply
         written.  Either way the version counter goes up by one.
         """
+        if isinstance(op, ew.Binary):
+            op.check_operands(self._array.dtype, _operand(others[0]), self._array.dtype)
         others = [o if isinstance(o, Tensor) else _constant(o, self) for o in others]
         recording = context.grad_enabled and (
             self._requires_grad or True in [o._requires_grad for o in others])
+        if not recording and getattr(op, "ufunc", None) is not None and not context.observers \
+                and others[0]._array.dtype == self._array.dtype \
+                and others[0].shape == self.shape and self._array.flags.writeable:
+            op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster
+            self._counter[0] += 1
+            return self
         if recording:
             self._check_writable(name)
-            before = _wrap(self._array, self._requires_grad)
-            before.grad_fn, before._counter = self.grad_fn, self._counter
+            # The op may keep the old values for its backward (sin_ keeps x): it gets a copy
+            # of its own, which the write below leaves as it was (PyTorch keeps one too).
+            before = _wrap(self._array.copy(), self._requires_grad)
+            before.grad_fn = self.grad_fn
             result = apply(op, before, *others)
         else:
             with context.no_grad():
                 result = apply(op, self, *others)
-        self._store(result, name)
+        self._store(result, name, others)
         if recording and result.grad_fn is not None:
             self.grad_fn, self._requires_grad = result.grad_fn, True
             _rebase_views(self, before.grad_fn)
@@ -411,7 +457,7 @@ class Tensor:
                 hint="change parameters inside `with nb.no_grad():` (as an optimizer "
                 "does), or work on a copy: x = x.clone()."))
 
-    def _store(self, result, name):
+    def _store(self, result, name, operands=()):
         value = result._array
         if value.shape != self.shape:
             raise ShapeError(message(
@@ -421,8 +467,10 @@ class Tensor:
                 "assign to a new name instead (y = x + z)."))
         if value.dtype != self._array.dtype and not np.can_cast(value.dtype, self._array.dtype,
                                                                casting="same_kind"):
+            # name the dtype PyTorch's promotion gives (numpy may have widened it further)
+            got = dtypes.result_type(self, *operands) if operands else value.dtype
             raise DTypeError(message(
-                f"{name}: the result is {dtypes.of_numpy(value.dtype).name}, which cannot be "
+                f"the result is {dtypes.of_numpy(got).name}, which cannot be "
                 f"stored in this {self.dtype.name} tensor.", where=name,
                 hint="convert first (x = x.float()), or use the out-of-place form (y = x + z)."))
         if not self._array.flags.writeable:
@@ -435,6 +483,8 @@ class Tensor:
 
     def __setitem__(self, key, value):
         key = _unwrap_key(key)
+        if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
+            value = _wrap(_stored_number(value, self._array.dtype))
         if isinstance(value, Tensor) and value._view is not None and value._view[0] is self \
                 and indexing.is_region(self._array, key, value._array):
             return  # x[key] += v: the += already wrote through the view x[key]
@@ -478,6 +528,12 @@ class Tensor:
     def __itruediv__(self, other):
         return self._write(ew.Div(), other, name="/=")
 
+    def __ifloordiv__(self, other):
+        return self._write(ew.FloorDiv(), other, name="//=")
+
+    def __imod__(self, other):
+        return self._write(ew.Remainder(), other, name="%=")
+
     # -- arithmetic ---------------------------------------------------------------------
     def __add__(self, other):
         return _binary(ew.Add(), self, other)
@@ -502,6 +558,18 @@ class Tensor:
 
     def __rtruediv__(self, other):
         return _binary(ew.Div(), other, self)
+
+    def __floordiv__(self, other):
+        return _binary(ew.FloorDiv(), self, other)
+
+    def __rfloordiv__(self, other):
+        return _binary(ew.FloorDiv(), other, self)
+
+    def __mod__(self, other):
+        return _binary(ew.Remainder(), self, other)
+
+    def __rmod__(self, other):
+        return _binary(ew.Remainder(), other, self)
 
     def __pow__(self, other):
         return _binary(ew.Pow(), self, other)
@@ -537,227 +605,11 @@ class Tensor:
         return _binary(ew.Compare("ge"), self, other)
 
     add, sub, mul, div, matmul, pow = __add__, __sub__, __mul__, __truediv__, __matmul__, __pow__
-
-    # -- dtype conversion --------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> "Tensor":
-        """``to(dtype)``, ``to(device)``, ``to(other)`` or ``to(device, dtype)``: a converted
-        tensor (this one when nothing changes); only the CPU is a device here."""
-        dtype = kwargs.pop("dtype", None)
-        device_ = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("copy", None)
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (dtypes.dtype, np.dtype, type)) and a is not str:
-                dtype = a
-            else:
-                device_ = a
-        from .device import check_device
-
-        check_device(device_, "Tensor.to")
-        if dtype is None:
-            return self
-        target = dtypes.numpy_dtype(dtype)
-        return self if target == self._array.dtype else _as(self, target)
-
-    def type(self, dtype=None):
-        """The dtype's name (PyTorch's 'torch.FloatTensor' style) or a converted tensor."""
-        if dtype is None:
-            return _TYPE_NAMES.get(self._array.dtype.name, self._array.dtype.name)
-        if isinstance(dtype, str) and dtype in _TYPE_BY_NAME:
-            dtype = _TYPE_BY_NAME[dtype]
-        return self.to(dtype)
-
-    def type_as(self, other):
-        return self.to(other.dtype)
-
-    def float(self):
-        return self.to(dtypes.float32)
-
-    def double(self):
-        return self.to(dtypes.float64)
-
-    def half(self):
-        return self.to(dtypes.float16)
-
-    def long(self):
-        return self.to(dtypes.int64)
-
-    def int(self):
-        return self.to(dtypes.int32)
-
-    def bool(self):
-        return self.to(dtypes.bool)
-
-    def cpu(self):
-        return self
-
-    def cuda(self, *args, **kwargs):
-        from .device import check_device
-
-        check_device("cuda", "Tensor.cuda")
-
-    # -- elementwise -----------------------------------------------------------------------------
-    def exp(self):
-        return apply(ew.Exp(), _floating(self))
-
-    def log(self):
-        return apply(ew.Log(), _floating(self))
-
-    def sqrt(self):
-        return apply(ew.Sqrt(), _floating(self))
-
-    def abs(self):
-        return apply(ew.Abs(), self)
-
-    def tanh(self):
-        return apply(ew.Tanh(), _floating(self))
-
-    def sigmoid(self):
-        return apply(ew.Sigmoid(), _floating(self))
-
-    def relu(self):
-        return apply(ew.Relu(), self)
-
-    def clamp(self, min=None, max=None):
-        return apply(ew.Clamp(min, max), self)
-
-    clip = clamp
-
-    # -- reductions -----------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        x = self if dtype is None else self.to(dtype)
-        if dtype is None and x._array.dtype.kind == "b":
-            x = x.long()  # as PyTorch, the sum of booleans counts them
-        return apply(reduce.Sum(dim, keepdim), x)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        return apply(reduce.Mean(dim, keepdim), self if dtype is None else self.to(dtype))
-
-    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        """max() of every element; ``max(dim)`` gives (values, indices); ``max(other)`` is
-        the element-wise maximum."""
-        if isinstance(dim, Tensor):
-            return _binary(ew.Maximum(), self, dim)
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        op = reduce.Max(dim, keepdim)
-        values = apply(op, self)
-        return values if dim is None else MaxResult(values, _wrap(op.indices()))
-
-    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
-        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
-        if dim is None:
-            return _wrap(np.asarray(np.argmax(self._array), dtype=np.int64))
-        d = self._dim(dim, "argmax")
-        if self.ndim == 0:
-            return _wrap(np.zeros((), dtype=np.int64))
-        return _wrap(np.argmax(self._array, axis=d, keepdims=keepdim).astype(np.int64))
-
-    def all(self, dim=None, keepdim=False):
-        axis = None if dim is None else self._dim(dim, "all")
-        return _wrap(np.asarray(self._array.all(axis=axis, keepdims=keepdim)))
-
-    def any(self, dim=None, keepdim=False):
-        axis = None if dim is None else self._dim(dim, "any")
-        return _wrap(np.asarray(self._array.any(axis=axis, keepdims=keepdim)))
-
-    # -- shape ---------------------------------------------------------------------------------
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return apply(shape_ops.Reshape(shape), self)
-
-    view = reshape
-
-    def view_as(self, other):
-        return self.reshape(other.shape)
-
-    reshape_as = view_as
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        if self.ndim == 0:
-            return self.reshape(1)
-        start = self._dim(start_dim, "flatten")
-        end = self._dim(end_dim, "flatten")
-        if start > end:
-            raise InputError(message(
-                f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}).",
-                where="Tensor.flatten", hint="use start_dim <= end_dim."))
-        s = self.shape
-        size = 1
-        for n in s[start:end + 1]:
-            size *= n
-        return self.reshape(s[:start] + (size,) + s[end + 1:])
-
-    def permute(self, *dims):
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        return apply(shape_ops.Permute(dims), self)
-
-    def transpose(self, dim0, dim1):
-        dims = list(range(self.ndim))
-        a, b = self._dim(dim0, "transpose"), self._dim(dim1, "transpose")
-        if self.ndim:
-            dims[a], dims[b] = dims[b], dims[a]
-        return self.permute(dims)
-
-    swapaxes = transpose
-
-    def t(self):
-        if self.ndim > 2:
-            raise ShapeError(message(
-                f"t() transposes tensors of at most 2 dimensions, this one has {self.ndim}.",
-                where="Tensor.t", hint="use x.transpose(dim0, dim1) or x.mT."))
-        return self if self.ndim < 2 else self.transpose(0, 1)
-
-    @property
-    def T(self):
-        return self.permute(tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self):
-        return self.transpose(-2, -1)
-
-    def unsqueeze(self, dim):
-        d = shape_ops.checked_dim(dim, self.ndim + 1, "Tensor.unsqueeze")
-        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
-
-    def squeeze(self, dim=None):
-        if dim is None:
-            return self.reshape(tuple(n for n in self.shape if n != 1))
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-        drop = {self._dim(d, "squeeze") for d in dims}
-        return self.reshape(tuple(n for i, n in enumerate(self.shape)
-                                  if not (i in drop and n == 1)))
-
-    def expand(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return apply(shape_ops.Expand(shape), self)
-
-    def expand_as(self, other):
-        return self.expand(other.shape)
+    floor_divide, remainder = __floordiv__, __mod__
 
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, key):
         return apply(indexing.Index(_unwrap_key(key)), self)
-
-
-_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-               "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
-               "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
-               "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
-_TYPE_BY_NAME = {name: dtypes.as_dtype(dt) for dt, name in _TYPE_NAMES.items()}
-
-
-def _numpy_names(dim, keepdim, axis, keepdims):
-    """PyTorch also takes numpy's names: axis= for dim=, keepdims= for keepdim=."""
-    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
-
-
-def _floating(t: Tensor) -> Tensor:
-    """Maths on integers or booleans (exp, log, ...) computes in the default float."""
-    return t if t._array.dtype.kind in "fc" else _as(t, dtypes.default_float())
 
 
 def _unwrap_key(key):
@@ -794,26 +646,62 @@ def _constant(value, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (builtins.bool, builtins.int, builtins.float)):
-        return _wrap(np.asarray(value, dtype=dtypes.result_type(like, value)))
+        return _wrap(_number(value, dtypes.result_type(like, value)))
     return _wrap(array_from(value, None, "an operand", copy=False))
 
 
 def _as(x, np_dtype) -> Tensor:
     """A Tensor or Python number as a tensor of ``np_dtype`` (differentiable for floats)."""
     if not isinstance(x, Tensor):
-        return _wrap(np.asarray(x, dtype=np_dtype))
+        return _wrap(_number(x, np_dtype))
     if x._array.dtype == np_dtype:
         return x
     if x._requires_grad and np_dtype.kind == "f":
         return apply(ew.Cast(np_dtype), x)
-    return _wrap(x._array.astype(np_dtype))
+    return _wrap(_quiet_cast(x._array, np_dtype))
+
+
+@np.errstate(over="ignore")  # a float too large for the dtype becomes inf, as in PyTorch
+def _number(value, np_dtype) -> np.ndarray:
+    """A Python number as a 0-d array of ``np_dtype``, converted as PyTorch converts it."""
+    try:
+        return np.asarray(value, dtype=np_dtype)
+    except OverflowError:  # an int beyond the dtype's range wraps around (uint8 - 2 is + 254)
+        if not -2**63 <= value < 2**63:
+            raise InputError(message(
+                f"{value} is too large for any integer dtype.", where="a Python number",
+                values="int64 holds -2**63 .. 2**63 - 1",
+                hint="write it as a float (1e30), or keep it out of integer tensors.")) from None
+        return np.asarray(value).astype(np_dtype)
+
+
+def _stored_number(value, np_dtype) -> np.ndarray:
+    """A Python number written into a tensor (x[i] = 2.5), as PyTorch writes it: straight
+    into the tensor's dtype; an integer dtype must hold it (see dtypes.fits), a float dtype
+    makes inf of what is too large."""
+    if np_dtype.kind != "f" and not dtypes.fits(value, np_dtype):
+        raise InputError(message(
+            f"{value!r} cannot be stored in a tensor of {dtypes.of_numpy(np_dtype).name}: it "
+            "is out of the dtype's range.", where="x[...] = value",
+            hint="convert the tensor to a wider dtype first: x = x.long() or x.float()."))
+    return _number(value, np_dtype)
+
+
+@np.errstate(over="ignore", invalid="ignore")  # float64 -> float16: large values become inf
+def _quiet_cast(array, np_dtype) -> np.ndarray:
+    return array.astype(np_dtype)
+
+
+def _operand(x):
+    """What an op's ``check_operands`` reads: a tensor's numpy dtype, or the Python number."""
+    return x._array.dtype if isinstance(x, Tensor) else x
 
 
 def _binary(op, a, b) -> Tensor:
     """Run a binary op on tensors and/or Python numbers, promoting dtypes as PyTorch does."""
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._array.dtype is b._array.dtype \
-            and (a._array.dtype.kind == "f" or not op.ints_to_float):
-        return apply(op, a, b)
+            and a._array.dtype.kind == "f":
+        return apply(op, a, b)  # the common case: floats of one dtype
     if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
         a = _constant(a, b)
     if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):
@@ -821,6 +709,7 @@ def _binary(op, a, b) -> Tensor:
     dtype = dtypes.result_type(a, b)
     if op.ints_to_float and dtype.kind != "f":
         dtype = dtypes.default_float()
+    op.check_operands(_operand(a), _operand(b), dtype)
     return apply(op, _as(a, dtype), _as(b, dtype))
 
 
@@ -828,12 +717,16 @@ def _binary(op, a, b) -> Tensor:
 # backward: from Tensor.backward, nb.autograd.backward and nb.autograd.grad
 # ---------------------------------------------------------------------------
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``."""
+@quiet  # adding to .grad: inf + -inf is NaN, silently
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             where="nb.autograd.backward"):
+    """Add the gradients of ``tensors`` (times ``grad_tensors``) into the leaves' ``.grad``.
+
+    ``where`` is what the user called, for messages about its arguments."""
     tensors = list(tensors)
     grad_tensors = list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     found = gradients(tensors, grad_tensors, retain_graph=retain_graph,
-                      create_graph=create_graph, capture=inputs)
+                      create_graph=create_graph, capture=inputs, where=where)
     wanted = None if inputs is None else {id(t) for t in inputs}
     for key, (t, grad) in found.items():
         if grad is None or (wanted is not None and key not in wanted):
@@ -846,17 +739,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             t.grad = _wrap(np.asarray(t.grad._array + grad))
 
 
-def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capture=None):
+def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capture=None,
+              where="nb.autograd.grad"):
     """{id: (tensor, gradient array)} for the leaves (and ``capture``) below ``tensors``."""
     if create_graph:
         raise BackwardError(message(
             "create_graph=True asks for a graph of the backward itself (for second "
             "derivatives); nnbook's backward rules compute with numpy and record no graph.",
-            where="backward", hint="compute second derivatives numerically, or with "
+            where=where, hint="compute second derivatives numerically, or with "
             "PyTorch; nnbook stops at first derivatives."))
     roots, found = [], {}
     for t, g in zip(tensors, grad_tensors):
-        grad = _root_gradient(t, g)
+        grad = _root_gradient(t, g, where)
         if t.grad_fn is None:  # a leaf: d(t)/d(t) = 1
             prev = found.get(id(t), (t, None))[1]
             found[id(t)] = (t, grad if prev is None else prev + grad)
@@ -878,11 +772,11 @@ def gradients(tensors, grad_tensors, retain_graph=None, create_graph=False, capt
     return found
 
 
-def _root_gradient(t, gradient) -> np.ndarray:
+def _root_gradient(t, gradient, where) -> np.ndarray:
     if not isinstance(t, Tensor) or not t._requires_grad:
         raise BackwardError(message(
             "backward() was called on a tensor that does not require grad and has no graph "
-            "behind it.", where="backward",
+            "behind it.", where=where,
             values=f"tensor of shape {fmt_shape(getattr(t, 'shape', ()))}",
             hint="create the inputs you want gradients for with requires_grad=True, and "
             "don't compute the loss inside nb.no_grad()."))
@@ -890,7 +784,7 @@ def _root_gradient(t, gradient) -> np.ndarray:
         if t._array.size != 1:
             raise BackwardError(message(
                 f"backward() without a gradient argument needs a tensor with one element "
-                f"(like a loss); this one has shape {fmt_shape(t.shape)}.", where="backward",
+                f"(like a loss); this one has shape {fmt_shape(t.shape)}.", where=where,
                 hint="reduce it to a scalar first (y.sum().backward(), y.mean()...), or pass "
                 "the gradient of what comes after: y.backward(nb.ones_like(y))."))
         return np.ones(t.shape, dtype=t._array.dtype)
@@ -899,6 +793,6 @@ def _root_gradient(t, gradient) -> np.ndarray:
     if grad.shape != t.shape:
         raise BackwardError(message(
             f"the gradient passed to backward() has shape {fmt_shape(grad.shape)} but the "
-            f"tensor has shape {fmt_shape(t.shape)}.", where="backward",
+            f"tensor has shape {fmt_shape(t.shape)}.", where=where,
             hint="the gradient argument must have the tensor's own shape."))
     return grad

@@ -10,11 +10,18 @@ are skipped, unless torch is *required*: NNBOOK_REQUIRE_TORCH=1, or CI=true (whi
   in a test, is reported as a failure, so a green run really ran the oracle tests.
 
 NNBOOK_REQUIRE_TORCH=0 switches the requirement off even in CI.
+
+Random numbers: each test draws from generators seeded for that test alone, from a hash of
+its node id, so a `-k` selection or another order cannot change them. The `rng` fixture is a
+numpy Generator seeded so; nnbook's own generator (nb.randn, layer initialisation, dropout)
+is seeded the same way before every test (`pytest_runtest_setup` below).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 
+import numpy as np
 import pytest
 
 TORCH_INSTALL = "pip install torch==2.13.0"  # the CPU build; a bare `torch` may be a CUDA one
@@ -51,6 +58,26 @@ def _skip_to_failure(report, where: str) -> None:
         f"  hint: {TORCH_INSTALL} into the test environment "
         f"(`python3 dev.py test` does it when CI=true)."
     )
+
+
+def seed_for(nodeid: str) -> int:
+    """A seed that depends only on the test's node id (not on Python's salted hash())."""
+    return int.from_bytes(hashlib.sha256(nodeid.encode()).digest()[:8], "little")
+
+
+@pytest.fixture
+def rng(request) -> np.random.Generator:
+    """This test's own numpy generator: the same numbers whichever tests run with it."""
+    return np.random.default_rng(seed_for(request.node.nodeid))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Seed nnbook's global generator for this test, before its fixtures build anything.
+    (A hook, not an autouse fixture: hypothesis forbids function-scoped fixtures.)"""
+    import nnbook
+
+    nnbook.manual_seed(seed_for(item.nodeid) ^ 0x5EED)  # not the `rng` fixture's stream
 
 
 def pytest_report_header(config):

@@ -1,5 +1,6 @@
 """Models and helpers several test files share."""
 import base64
+import re
 
 from nnbook import nn
 
@@ -12,6 +13,18 @@ def shown(widget):
     assert output["output_type"] == "display_data"
     data = output["data"]
     return data["text/plain"], base64.b64decode(data["image/png"])
+
+
+FLOAT = re.compile(r"-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+e[-+]?\d+")
+
+
+def split_floats(text):
+    """(text with each decimal number replaced by '#', those numbers as floats).
+
+    Shown numbers can differ in their last digits from one CPU (BLAS kernel) to another:
+    compare the text exactly and the numbers with a tolerance.
+    """
+    return FLOAT.sub("#", text), [float(m) for m in FLOAT.findall(text)]
 
 
 def seed002(depth_multiplier=1):

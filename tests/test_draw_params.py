@@ -12,7 +12,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.inspect.params import PROBLEM_COLOR, parameter_report  # noqa: E402
+from nnbook.inspect.params import parameter_report  # noqa: E402
 from nnbook.widgets.draw.gradients import ZONE_COLORS, draw_gradient_bars  # noqa: E402
 from nnbook.widgets.draw.graph import (GRADIENT_COLOR, PastedImage, draw_graph,  # noqa: E402
                                        render_node_labels)
@@ -21,6 +21,7 @@ from nnbook.widgets.draw.graph_layout import (graph_layout, graph_parts,  # noqa
 from nnbook.widgets.draw.graph_step import draw_step_panel, step_view  # noqa: E402
 from nnbook.widgets.draw.params import (draw_gradient_norms, draw_parameter_counts,  # noqa: E402
                                         draw_parameters, row_label)
+from nnbook.widgets.palette import PROBLEM_COLOR  # noqa: E402
 
 
 def axes(size=(8, 5)):

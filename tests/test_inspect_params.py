@@ -5,8 +5,10 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.inspect.params import (FLAGS, FlowBar, flow_range, gradient_flow, parameter_report,
-                                   show_choices, value_summary, zone_of)
+from nnbook.inspect.flow import FlowBar, flow_range, gradient_flow, zone_of
+from nnbook.inspect.param_flags import FLAGS
+from nnbook.inspect.params import parameter_report, show_choices
+from nnbook.inspect.values import value_summary
 
 
 class Net(nn.Module):
@@ -190,16 +192,6 @@ def test_an_all_zero_gradient_is_flagged():
 def test_flagged_names_unknown_flags():
     with pytest.raises(ValueError, match="unknown flag 'nope'"):
         parameter_report(Net()).flagged("nope")
-
-
-def test_the_html_is_a_tree_with_problems_in_red_and_a_legend():
-    model, opt, _ = seed000()
-    page = parameter_report(model, opt)._repr_html_()
-    assert "conv1 <span" in page and "(Conv2d)" in page
-    assert "held by the optimizer only (not in Net)" in page
-    assert page.count("✘ no") == 4
-    assert "#fdecea" in page                       # problem rows are tinted
-    assert all(meaning in page for _, meaning in FLAGS.values())
 
 
 # -- gradient flow ------------------------------------------------------------------------

@@ -62,7 +62,9 @@ def test_record_lists_module_calls_graph_sites_and_gradient_stats():
     stats = {s.path: s for s in rec.gradients}
     assert set(stats) == {"0.weight", "0.bias", "2.weight", "2.bias"}
     w = model[0].weight.grad.numpy()
-    assert stats["0.weight"].norm == pytest.approx(float(np.linalg.norm(w)), rel=1e-6)
+    # the statistics are computed in float64, so the reference is too (a float32 norm is
+    # summed by the BLAS kernel, in an order that depends on the CPU)
+    assert stats["0.weight"].norm == pytest.approx(np.linalg.norm(w.astype(np.float64)), rel=1e-9)
     assert stats["0.weight"].zero_fraction == pytest.approx(float((w == 0).mean()))
     assert "0.weight" in str(rec)
 
@@ -77,8 +79,7 @@ def test_recording_is_off_by_default_and_leaves_no_hooks():
         pass
     assert context.observers == []
     y = nb.ones(2, requires_grad=True) * 2
-    file, line = y.grad_fn.site  # outside recordings a node keeps only where it was made
-    assert file.endswith("test_inspect_records.py") and isinstance(line, int)
+    assert "site" not in y.grad_fn.__dict__  # no bookkeeping outside recordings
 
 
 def test_gradient_history_collects_statistics_over_steps():
@@ -95,7 +96,7 @@ def test_gradient_history_collects_statistics_over_steps():
     assert len(history) == 4 and history.paths == ["0.weight", "0.bias", "2.weight", "2.bias"]
     norms = history.series("2.weight", "norm")
     assert norms.shape == (4,) and norms[-1] == pytest.approx(
-        float(np.linalg.norm(model[2].weight.grad.numpy())))
+        np.linalg.norm(model[2].weight.grad.numpy().astype(np.float64)), rel=1e-9)
     assert "2.weight" in str(history)
 
 

@@ -1,4 +1,5 @@
-"""nnbook/ops/nnops.py and nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
+"""The ops of nnbook/ops/{softmax,losses,class_targets,norm,dropout}.py through
+nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
 
 Shapes are odd and non-square on purpose; gradients are checked in float64.
 """
@@ -11,26 +12,18 @@ import pytest
 import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook.errors import DimError, DTypeError, InputError, ShapeError
-from nnbook.ops import nnops
+from nnbook.ops.dropout import Dropout
+from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
+from nnbook.ops.norm import BatchNorm
+from nnbook.ops.softmax import LogSoftmax, Softmax
 from nnbook.ops.base import Spec
 from nnbook.tensor import apply
 
-rng = np.random.default_rng(1234)
-
-
-@pytest.fixture(autouse=True)
-def fresh_rng(request):
-    """Each test draws the same numbers however the tests are selected or ordered
-    (a shared stream once gave `-k` runs an all-ignored target: a 0/0 mean)."""
-    global rng
-    rng = np.random.default_rng([1234, *map(ord, request.node.name)])  # seeded by the name
-
-
-def t64(*shape, requires_grad=True):
+def t64(rng, *shape, requires_grad=True):
     return nb.tensor(rng.standard_normal(shape), requires_grad=requires_grad)
 
 
-def labels(high, *shape):
+def labels(rng, high, *shape):
     return nb.tensor(rng.integers(0, high, size=shape))
 
 
@@ -108,8 +101,8 @@ def check_grad(fn, *inputs):
 
 @pytest.mark.parametrize("shape,dim", [((7, 5), 1), ((7, 5), 0), ((3, 5, 4, 3), 1),
                                        ((3, 5, 4, 3), -1), ((5,), 0)])
-def test_softmax_and_log_softmax_forward(shape, dim):
-    x = t64(*shape)
+def test_softmax_and_log_softmax_forward(rng, shape, dim):
+    x = t64(rng, *shape)
     ref = ref_log_softmax(x.detach().numpy(), dim)
     np.testing.assert_allclose(F.log_softmax(x, dim).detach().numpy(), ref, atol=1e-12)
     np.testing.assert_allclose(F.softmax(x, dim=dim).detach().numpy(), np.exp(ref), atol=1e-12)
@@ -118,9 +111,9 @@ def test_softmax_and_log_softmax_forward(shape, dim):
 
 @pytest.mark.parametrize("shape,dim", [((7, 5), 1), ((7, 5), 0), ((3, 5, 4, 3), 1),
                                        ((3, 5, 4, 3), -2)])
-def test_softmax_and_log_softmax_backward(shape, dim):
-    check_grad(lambda x: F.softmax(x, dim), t64(*shape))
-    check_grad(lambda x: F.log_softmax(x, dim), t64(*shape))
+def test_softmax_and_log_softmax_backward(rng, shape, dim):
+    check_grad(lambda x: F.softmax(x, dim), t64(rng, *shape))
+    check_grad(lambda x: F.log_softmax(x, dim), t64(rng, *shape))
 
 
 def test_softmax_is_stable_for_huge_scores():
@@ -174,9 +167,9 @@ NLL_CASES = [
 
 @pytest.mark.parametrize("shape", [(7, 5), (3, 5, 4, 3), (5,)])
 @pytest.mark.parametrize("kwargs", NLL_CASES)
-def test_nll_loss_forward_and_backward(shape, kwargs):
-    x = t64(*shape)
-    target = labels(5, *((shape[:1] + shape[2:]) if len(shape) > 1 else ()))
+def test_nll_loss_forward_and_backward(rng, shape, kwargs):
+    x = t64(rng, *shape)
+    target = labels(rng, 5, *((shape[:1] + shape[2:]) if len(shape) > 1 else ()))
     out = F.nll_loss(x, target, **kwargs)
     np.testing.assert_allclose(out.detach().numpy(), ref_nll(x.detach().numpy(), target.detach().numpy(), **kwargs), atol=1e-12)
     assert out.shape == (target.shape if kwargs.get("reduction") == "none" else ())
@@ -191,8 +184,8 @@ def test_nll_loss_mean_divides_by_the_target_weights():
     np.testing.assert_allclose(F.nll_loss(logp, target, weight=w).item(), expected)
 
 
-def test_nll_loss_with_every_target_ignored_is_nan_with_zero_gradient():
-    x = t64(4, 3)
+def test_nll_loss_with_every_target_ignored_is_nan_with_zero_gradient(rng):
+    x = t64(rng, 4, 3)
     target = nb.tensor([-100, -100, -100, -100])
     loss = F.nll_loss(x, target)
     assert np.isnan(loss.item())
@@ -201,16 +194,16 @@ def test_nll_loss_with_every_target_ignored_is_nan_with_zero_gradient():
     assert F.nll_loss(x, target, reduction="sum").item() == 0
 
 
-def test_nll_loss_accepts_numpy_targets_and_weights_and_any_integer_dtype():
-    x = t64(7, 5)
+def test_nll_loss_accepts_numpy_targets_and_weights_and_any_integer_dtype(rng):
+    x = t64(rng, 7, 5)
     target = rng.integers(0, 5, 7)
     a = F.nll_loss(x, target, weight=nb.tensor(np.arange(1.0, 6.0)))
     b = F.nll_loss(x, nb.tensor(target.astype(np.int32)), weight=np.arange(1.0, 6.0))
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy())
 
 
-def test_nll_loss_target_errors():
-    x = t64(7, 5)
+def test_nll_loss_target_errors(rng):
+    x = t64(rng, 7, 5)
     with pytest.raises(DTypeError, match=r"nll_loss: target must hold class indices as integers,"
                                          r" got float64(.|\n)*hint: .*target.long\(\)"):
         F.nll_loss(x, nb.tensor(rng.integers(0, 5, 7).astype(np.float64)))
@@ -225,16 +218,16 @@ def test_nll_loss_target_errors():
         F.nll_loss(x, nb.tensor([-1, 2, 3, 4, 1, 2, 0]))
     with pytest.raises(ShapeError, match=r"input has 7 samples but target has 6(.|\n)*input "
                                          r"\(7, 5\)   target \(6,\)"):
-        F.nll_loss(x, labels(5, 6))
+        F.nll_loss(x, labels(rng, 5, 6))
     with pytest.raises(ShapeError, match=r"expects target of shape \(7,\)(.|\n)*looks one-hot"
                                          r"(.|\n)*target.argmax\(1\)"):
-        F.nll_loss(x, labels(2, 7, 5))
+        F.nll_loss(x, labels(rng, 2, 7, 5))
     with pytest.raises(ShapeError, match=r"got \(7, 1\)(.|\n)*target.reshape\(7,\)"):
-        F.nll_loss(x, labels(5, 7, 1))
+        F.nll_loss(x, labels(rng, 5, 7, 1))
 
 
-def test_nll_loss_position_of_a_bad_label_in_a_spatial_target():
-    x = t64(3, 5, 4, 3)
+def test_nll_loss_position_of_a_bad_label_in_a_spatial_target(rng):
+    x = t64(rng, 3, 5, 4, 3)
     target = rng.integers(0, 5, (3, 4, 3))
     target[2, 1, 0] = 9
     with pytest.raises(DimError, match=r"target value 9 at position \(2, 1, 0\)(.|\n)*"
@@ -242,9 +235,9 @@ def test_nll_loss_position_of_a_bad_label_in_a_spatial_target():
         F.nll_loss(x, target)
 
 
-def test_nll_loss_argument_errors():
-    x = t64(7, 5)
-    target = labels(5, 7)
+def test_nll_loss_argument_errors(rng):
+    x = t64(rng, 7, 5)
+    target = labels(rng, 5, 7)
     with pytest.raises(ShapeError, match=r"weight must hold one value per class: shape \(5,\),"
                                          r" got \(4,\)"):
         F.nll_loss(x, target, weight=np.ones(4))
@@ -255,7 +248,7 @@ def test_nll_loss_argument_errors():
     with pytest.raises(ShapeError, match=r"got a scalar"):
         F.nll_loss(nb.tensor(1.0), nb.tensor(0))
     with pytest.raises(DTypeError, match=r"expects a floating point input, got int64"):
-        F.nll_loss(labels(5, 7, 5), target)
+        F.nll_loss(labels(rng, 5, 7, 5), target)
     with pytest.raises(DTypeError, match=r"F.nll_loss: target must be an nnbook Tensor or a "
                                          r"numpy array, got a list(.|\n)*nb.tensor\(target\)"):
         F.nll_loss(x, [0, 1, 2, 3, 4, 0, 1])
@@ -264,8 +257,8 @@ def test_nll_loss_argument_errors():
         F.nll_loss(x.detach().numpy(), target)
 
 
-def test_nll_loss_legacy_size_average_and_reduce():
-    x, target = t64(7, 5), labels(5, 7)
+def test_nll_loss_legacy_size_average_and_reduce(rng):
+    x, target = t64(rng, 7, 5), labels(rng, 5, 7)
     with pytest.warns(UserWarning, match="use reduction='sum'"):
         out = F.nll_loss(x, target, size_average=False)
     np.testing.assert_allclose(out.detach().numpy(), F.nll_loss(x, target, reduction="sum").detach().numpy())
@@ -287,17 +280,17 @@ CE_CASES = NLL_CASES + [
 
 @pytest.mark.parametrize("shape", [(7, 5), (3, 5, 4, 3)])
 @pytest.mark.parametrize("kwargs", CE_CASES)
-def test_cross_entropy_forward_and_backward(shape, kwargs):
-    x = t64(*shape)
-    target = labels(5, *(shape[:1] + shape[2:]))
+def test_cross_entropy_forward_and_backward(rng, shape, kwargs):
+    x = t64(rng, *shape)
+    target = labels(rng, 5, *(shape[:1] + shape[2:]))
     out = F.cross_entropy(x, target, **kwargs)
     np.testing.assert_allclose(out.detach().numpy(), ref_cross_entropy(x.detach().numpy(), target.detach().numpy(), **kwargs),
                                atol=1e-12)
     check_grad(lambda x: F.cross_entropy(x, target, **kwargs), x)
 
 
-def test_cross_entropy_equals_nll_of_log_softmax_and_grad_is_p_minus_onehot():
-    x, target = t64(7, 5), labels(5, 7)
+def test_cross_entropy_equals_nll_of_log_softmax_and_grad_is_p_minus_onehot(rng):
+    x, target = t64(rng, 7, 5), labels(rng, 5, 7)
     fused = F.cross_entropy(x, target, reduction="sum")
     np.testing.assert_allclose(fused.detach().numpy(), F.nll_loss(F.log_softmax(x, 1), target,
                                                       reduction="sum").detach().numpy())
@@ -307,8 +300,8 @@ def test_cross_entropy_equals_nll_of_log_softmax_and_grad_is_p_minus_onehot():
                                atol=1e-12)
 
 
-def test_cross_entropy_single_sample():
-    x, target = t64(5), nb.tensor(3)
+def test_cross_entropy_single_sample(rng):
+    x, target = t64(rng, 5), nb.tensor(3)
     out = F.cross_entropy(x, target, reduction="none")
     assert out.shape == ()
     np.testing.assert_allclose(out.item(), -ref_log_softmax(x.detach().numpy(), 0)[3])
@@ -318,8 +311,8 @@ def test_cross_entropy_single_sample():
 @pytest.mark.parametrize("kwargs", [dict(), dict(reduction="none"), dict(reduction="sum"),
                                     dict(label_smoothing=0.2,
                                          weight=np.array([0.5, 2.0, 1.0, 3.0, 0.25]))])
-def test_cross_entropy_with_class_probabilities(kwargs):
-    x = t64(3, 5, 4, 3)
+def test_cross_entropy_with_class_probabilities(rng, kwargs):
+    x = t64(rng, 3, 5, 4, 3)
     probs = nb.tensor(np.exp(ref_log_softmax(rng.standard_normal((3, 5, 4, 3)), 1)),
                       requires_grad=True)
     e = kwargs.get("label_smoothing", 0.0)
@@ -332,8 +325,8 @@ def test_cross_entropy_with_class_probabilities(kwargs):
     check_grad(lambda x, probs: F.cross_entropy(x, probs, **kwargs), x, probs)
 
 
-def test_cross_entropy_errors():
-    x, target = t64(7, 5), labels(5, 7)
+def test_cross_entropy_errors(rng):
+    x, target = t64(rng, 7, 5), labels(rng, 5, 7)
     with pytest.raises(InputError, match=r"label_smoothing=1.5 must be a number between 0.0 "
                                          r"and 1.0"):
         F.cross_entropy(x, target, label_smoothing=1.5)
@@ -347,10 +340,10 @@ def test_cross_entropy_errors():
     with pytest.raises(DimError, match="target value 5 at position 2"):
         F.cross_entropy(x, nb.tensor([0, 1, 5, 3, 4, 0, 1]))
     with pytest.raises(ShapeError, match="input has 7 samples but target has 8"):
-        F.cross_entropy(x, labels(5, 8))
+        F.cross_entropy(x, labels(rng, 5, 8))
     with pytest.raises(ShapeError, match=r"expects target of shape \(3, 4\) for input of shape "
                                          r"\(3, 5, 4\), got \(3, 5\)"):
-        F.cross_entropy(t64(3, 5, 4), labels(5, 3, 5))
+        F.cross_entropy(t64(rng, 3, 5, 4), labels(rng, 5, 3, 5))
 
 
 # ---------------------------------------------------------------------------
@@ -359,8 +352,8 @@ def test_cross_entropy_errors():
 
 @pytest.mark.parametrize("shape", [(7, 5), (3, 5, 4, 3), ()])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_mse_loss_forward_and_backward(shape, reduction):
-    x, target = t64(*shape), t64(*shape)
+def test_mse_loss_forward_and_backward(rng, shape, reduction):
+    x, target = t64(rng, *shape), t64(rng, *shape)
     sq = (x.detach().numpy() - target.detach().numpy()) ** 2
     expected = {"none": sq, "sum": sq.sum(), "mean": sq.mean()}[reduction]
     np.testing.assert_allclose(F.mse_loss(x, target, reduction=reduction).detach().numpy(), expected)
@@ -368,8 +361,8 @@ def test_mse_loss_forward_and_backward(shape, reduction):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_weighted_mse_loss(reduction):
-    x, target = t64(7, 5), t64(7, 5)
+def test_weighted_mse_loss(rng, reduction):
+    x, target = t64(rng, 7, 5), t64(rng, 7, 5)
     w = nb.tensor(rng.random((7, 5)) + 0.1, requires_grad=True)
     wsq = w.detach().numpy() * (x.detach().numpy() - target.detach().numpy()) ** 2
     expected = {"none": wsq, "sum": wsq.sum(), "mean": wsq.sum() / w.detach().numpy().sum()}[reduction]
@@ -378,34 +371,34 @@ def test_weighted_mse_loss(reduction):
     check_grad(lambda x, t, w: F.mse_loss(x, t, reduction=reduction, weight=w), x, target, w)
 
 
-def test_mse_loss_accepts_a_numpy_target():
-    x, target = t64(7, 5), rng.standard_normal((7, 5))
+def test_mse_loss_accepts_a_numpy_target(rng):
+    x, target = t64(rng, 7, 5), rng.standard_normal((7, 5))
     np.testing.assert_allclose(F.mse_loss(x, target).item(), ((x.detach().numpy() - target) ** 2).mean())
 
 
-def test_mse_loss_refuses_to_broadcast():
+def test_mse_loss_refuses_to_broadcast(rng):
     with pytest.raises(ShapeError, match=r"input and target must have the same shape, got "
                                          r"\(7, 1\) and \(7,\); broadcasting would compare "
                                          r"them as \(7, 7\)(.|\n)*input.squeeze\(-1\)"
                                          r"(.|\n)*PyTorch would broadcast"):
-        F.mse_loss(t64(7, 1), t64(7))
+        F.mse_loss(t64(rng, 7, 1), t64(rng, 7))
     with pytest.raises(ShapeError, match=r"(.|\n)*target.squeeze\(-1\)"):
-        F.mse_loss(t64(7), t64(7, 1))
+        F.mse_loss(t64(rng, 7), t64(rng, 7, 1))
     with pytest.raises(ShapeError, match=r"got \(7, 5\) and \(5, 7\)\.(.|\n)*"
                                          r"target.reshape\(7, 5\) if they line up\.$"):
-        F.mse_loss(t64(7, 5), t64(5, 7))
+        F.mse_loss(t64(rng, 7, 5), t64(rng, 5, 7))
     with pytest.raises(ShapeError, match=r"got \(7, 5\) and \(3,\)\.(.|\n)*same elements"):
-        F.mse_loss(t64(7, 5), t64(3))
+        F.mse_loss(t64(rng, 7, 5), t64(rng, 3))
 
 
-def test_mse_loss_other_errors():
+def test_mse_loss_other_errors(rng):
     with pytest.raises(DTypeError, match=r"expects a floating point target, got int64"
                                          r"(.|\n)*target.float\(\)"):
-        F.mse_loss(t64(3), nb.tensor([1, 2, 3]))
+        F.mse_loss(t64(rng, 3), nb.tensor([1, 2, 3]))
     with pytest.raises(InputError, match="reduction='max' is not one of"):
-        F.mse_loss(t64(3), t64(3), reduction="max")
+        F.mse_loss(t64(rng, 3), t64(rng, 3), reduction="max")
     with pytest.raises(ShapeError, match=r"weight must have the input's shape \(3,\)"):
-        F.mse_loss(t64(3), t64(3), weight=t64(1))
+        F.mse_loss(t64(rng, 3), t64(rng, 3), weight=t64(rng, 1))
 
 
 # ---------------------------------------------------------------------------
@@ -415,15 +408,15 @@ def test_mse_loss_other_errors():
 BN_SHAPES = [(7, 5), (3, 5, 4), (3, 5, 4, 3)]
 
 
-def bn_params(channels):
+def bn_params(rng, channels):
     return (nb.tensor(rng.standard_normal(channels), requires_grad=True),
             nb.tensor(rng.standard_normal(channels), requires_grad=True))
 
 
 @pytest.mark.parametrize("shape", BN_SHAPES)
-def test_batch_norm_training_forward_and_running_stats(shape):
-    x = t64(*shape)
-    weight, bias = bn_params(shape[1])
+def test_batch_norm_training_forward_and_running_stats(rng, shape):
+    x = t64(rng, *shape)
+    weight, bias = bn_params(rng, shape[1])
     rm, rv = nb.tensor(rng.standard_normal(shape[1])), nb.tensor(rng.random(shape[1]) + 0.5)
     rm0, rv0 = rm.detach().numpy().copy(), rv.detach().numpy().copy()
     out = F.batch_norm(x, rm, rv, weight, bias, training=True, momentum=0.3, eps=1e-3)
@@ -437,9 +430,9 @@ def test_batch_norm_training_forward_and_running_stats(shape):
 
 
 @pytest.mark.parametrize("shape", BN_SHAPES)
-def test_batch_norm_eval_uses_running_stats(shape):
-    x = t64(*shape)
-    weight, bias = bn_params(shape[1])
+def test_batch_norm_eval_uses_running_stats(rng, shape):
+    x = t64(rng, *shape)
+    weight, bias = bn_params(rng, shape[1])
     rm, rv = rng.standard_normal(shape[1]), rng.random(shape[1]) + 0.5
     before = rm.copy()
     out = F.batch_norm(x, rm, rv, weight, bias, training=False)
@@ -450,45 +443,47 @@ def test_batch_norm_eval_uses_running_stats(shape):
 
 @pytest.mark.parametrize("shape", BN_SHAPES)
 @pytest.mark.parametrize("training", [True, False])
-def test_batch_norm_backward(shape, training):
-    x = t64(*shape)
-    weight, bias = bn_params(shape[1])
+def test_batch_norm_backward(rng, shape, training):
+    x = t64(rng, *shape)
+    weight, bias = bn_params(rng, shape[1])
     rm, rv = rng.standard_normal(shape[1]), rng.random(shape[1]) + 0.5
     check_grad(lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=training), x, weight, bias)
 
 
-def test_batch_norm_without_affine_parameters_or_running_stats():
-    x = t64(7, 5)
+def test_batch_norm_without_affine_parameters_or_running_stats(rng):
+    x = t64(rng, 7, 5)
     out = F.batch_norm(x, None, None, training=True)
     np.testing.assert_allclose(out.detach().numpy().mean(0), 0, atol=1e-12)
     np.testing.assert_allclose(out.detach().numpy().var(0), 1 / (1 + 1e-5 / x.detach().numpy().var(0)), rtol=1e-9)
     check_grad(lambda x: F.batch_norm(x, None, None, training=True), x)
-    weight, bias = bn_params(5)
+    weight, bias = bn_params(rng, 5)
     check_grad(lambda x, w: F.batch_norm(x, None, None, w, training=True), x, weight)
     check_grad(lambda x, b: F.batch_norm(x, None, None, bias=b, training=True), x, bias)
 
 
-def test_batch_norm_cumulative_average_with_num_batches_tracked():
+def test_batch_norm_cumulative_average_with_num_batches_tracked(rng):
     rm, rv, count = np.zeros(5), np.ones(5), np.array(0)
     batches = [rng.standard_normal((4, 5, 3)) for _ in range(3)]
     for b in batches:
-        apply(nnops.BatchNorm(True, None, 1e-5, rm, rv, count), nb.tensor(b))
+        F.batch_norm_counted(nb.tensor(b), rm, rv, training=True, momentum=None,
+                             num_batches_tracked=count)
     assert count == 3
     np.testing.assert_allclose(rm, np.mean([b.mean(axis=(0, 2)) for b in batches], axis=0))
     np.testing.assert_allclose(rv, np.mean([b.var(axis=(0, 2), ddof=1) for b in batches], axis=0))
-    apply(nnops.BatchNorm(True, 0.1, 1e-5, rm, rv, count), nb.tensor(batches[0]))
+    F.batch_norm_counted(nb.tensor(batches[0]), rm, rv, training=True, momentum=0.1,
+                         num_batches_tracked=count)
     assert count == 4  # counted with a float momentum too, as PyTorch's modules do
 
 
-def test_batch_norm_errors():
-    x = t64(7, 5)
+def test_batch_norm_errors(rng):
+    x = t64(rng, 7, 5)
     rm, rv = nb.zeros(5), nb.ones(5)
     with pytest.raises(ShapeError, match=r"expected more than 1 value per channel when training,"
                                          r" got input of shape \(1, 5\)(.|\n)*model.eval\(\)"):
-        F.batch_norm(t64(1, 5), rm, rv, training=True)
+        F.batch_norm(t64(rng, 1, 5), rm, rv, training=True)
     with pytest.raises(ShapeError, match="more than 1 value per channel"):
-        F.batch_norm(t64(1, 5, 1, 1), None, None, training=True)
-    F.batch_norm(t64(1, 5), rm, rv, training=False)  # one sample is fine in eval mode
+        F.batch_norm(t64(rng, 1, 5, 1, 1), None, None, training=True)
+    F.batch_norm(t64(rng, 1, 5), rm, rv, training=False)  # one sample is fine in eval mode
     with pytest.raises(InputError, match="evaluation mode needs running_mean and running_var"):
         F.batch_norm(x, None, None, training=False)
     with pytest.raises(ShapeError, match=r"running_mean must hold one value per channel: shape "
@@ -496,19 +491,19 @@ def test_batch_norm_errors():
                                          r"1\)(.|\n)*BatchNorm for 5 channels"):
         F.batch_norm(x, nb.zeros(4), nb.ones(4))
     with pytest.raises(ShapeError, match=r"weight must hold one value per channel"):
-        F.batch_norm(x, rm, rv, weight=t64(3))
+        F.batch_norm(x, rm, rv, weight=t64(rng, 3))
     with pytest.raises(InputError, match="must be given together"):
         F.batch_norm(x, rm, None, training=True)
     with pytest.raises(InputError, match=r"momentum=None(.|\n)*num_batches_tracked"):
         F.batch_norm(x, rm, rv, training=True, momentum=None)
     with pytest.raises(InputError, match=r"momentum=None \(a cumulative average\) needs the "
                                          r"count of batches seen"):
-        apply(nnops.BatchNorm(True, None, 1e-5, rm.detach().numpy(), rv.detach().numpy()), x)
+        apply(BatchNorm(True, None, 1e-5, rm.detach().numpy(), rv.detach().numpy()), x)
     with pytest.raises(ShapeError, match=r"expects input \(N, C\), \(N, C, L\) or \(N, C, H, W\),"
                                          r" got shape \(5,\)"):
-        F.batch_norm(t64(5), rm, rv)
+        F.batch_norm(t64(rng, 5), rm, rv)
     with pytest.raises(DTypeError, match="expects a floating point input"):
-        F.batch_norm(labels(3, 7, 5), rm, rv)
+        F.batch_norm(labels(rng, 3, 7, 5), rm, rv)
     with pytest.raises(InputError, match=r"eps=-1 must be a number >= 0"):
         F.batch_norm(x, rm, rv, eps=-1)
 
@@ -525,8 +520,8 @@ def test_dropout_scales_the_kept_elements_and_zeroes_about_p():
     assert abs(kept.mean() - 0.7) < 0.02
 
 
-def test_dropout_is_repeatable_with_manual_seed_and_backward_uses_the_mask():
-    x = t64(7, 5)
+def test_dropout_is_repeatable_with_manual_seed_and_backward_uses_the_mask(rng):
+    x = t64(rng, 7, 5)
     nb.manual_seed(3)
     a = F.dropout(x, 0.4)
     nb.manual_seed(3)
@@ -538,11 +533,11 @@ def test_dropout_is_repeatable_with_manual_seed_and_backward_uses_the_mask():
     def seeded(x):
         nb.manual_seed(7)
         return F.dropout(x, 0.4)
-    check_grad(seeded, t64(3, 5, 4, 3))
+    check_grad(seeded, t64(rng, 3, 5, 4, 3))
 
 
-def test_dropout_identity_in_eval_and_p_zero_and_zeros_for_p_one():
-    x = t64(7, 5)
+def test_dropout_identity_in_eval_and_p_zero_and_zeros_for_p_one(rng):
+    x = t64(rng, 7, 5)
     np.testing.assert_array_equal(F.dropout(x, 0.5, training=False).detach().numpy(), x.detach().numpy())
     np.testing.assert_array_equal(F.dropout(x, 0.0).detach().numpy(), x.detach().numpy())
     y = F.dropout(x, 1.0)
@@ -552,12 +547,12 @@ def test_dropout_identity_in_eval_and_p_zero_and_zeros_for_p_one():
     assert F.dropout(nb.ones(3, 4), 0.5).dtype == np.float32
 
 
-def test_dropout_errors():
+def test_dropout_errors(rng):
     with pytest.raises(InputError, match=r"p=1.5 must be a probability between 0 and 1(.|\n)*"
                                          r"p=0.5 drops half"):
-        F.dropout(t64(3), 1.5)
+        F.dropout(t64(rng, 3), 1.5)
     with pytest.raises(InputError, match=r"p=-0.1 must be a probability"):
-        F.dropout(t64(3), -0.1, training=False)  # checked in eval mode too, as PyTorch
+        F.dropout(t64(rng, 3), -0.1, training=False)  # checked in eval mode too, as PyTorch
     with pytest.raises(DTypeError, match="expects a floating point input"):
         F.dropout(nb.tensor([1, 2]), 0.5)
 
@@ -567,23 +562,23 @@ def test_dropout_errors():
 # ---------------------------------------------------------------------------
 
 SHAPE_CASES = [
-    (lambda: nnops.Softmax(1), [(3, 5, 4, 3)]),
-    (lambda: nnops.LogSoftmax(-1), [(7, 5)]),
-    (lambda: nnops.NllLoss(reduction="none"), [(3, 5, 4, 3), ((3, 4, 3), np.int64)]),
-    (lambda: nnops.NllLoss(), [(7, 5), ((7,), np.int64)]),
-    (lambda: nnops.CrossEntropy(reduction="none"), [(5,), ((), np.int64)]),
-    (lambda: nnops.CrossEntropy(reduction="none"), [(3, 5, 4), (3, 5, 4)]),
-    (lambda: nnops.CrossEntropy(reduction="sum"), [(7, 5), ((7,), np.int64)]),
-    (lambda: nnops.MseLoss("none"), [(7, 5), (7, 5)]),
-    (lambda: nnops.MseLoss(), [(7, 5), (7, 5), (7, 5)]),
-    (lambda: nnops.BatchNorm(True, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(3, 5, 4, 3), (5,), (5,)]),
-    (lambda: nnops.BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(7, 5)]),
-    (lambda: nnops.Dropout(np.random.default_rng(0), 0.5), [(3, 5, 4, 3)]),
+    (lambda: Softmax(1), [(3, 5, 4, 3)]),
+    (lambda: LogSoftmax(-1), [(7, 5)]),
+    (lambda: NllLoss(reduction="none"), [(3, 5, 4, 3), ((3, 4, 3), np.int64)]),
+    (lambda: NllLoss(), [(7, 5), ((7,), np.int64)]),
+    (lambda: CrossEntropy(reduction="none"), [(5,), ((), np.int64)]),
+    (lambda: CrossEntropy(reduction="none"), [(3, 5, 4), (3, 5, 4)]),
+    (lambda: CrossEntropy(reduction="sum"), [(7, 5), ((7,), np.int64)]),
+    (lambda: MseLoss("none"), [(7, 5), (7, 5)]),
+    (lambda: MseLoss(), [(7, 5), (7, 5), (7, 5)]),
+    (lambda: BatchNorm(True, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(3, 5, 4, 3), (5,), (5,)]),
+    (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [(7, 5)]),
+    (lambda: Dropout(np.random.default_rng(0), 0.5), [(3, 5, 4, 3)]),
 ]
 
 
 @pytest.mark.parametrize("make,specs", SHAPE_CASES)
-def test_shape_rule_matches_forward(make, specs):
+def test_shape_rule_matches_forward(rng, make, specs):
     specs = [s if isinstance(s[-1], type) else (s, np.float64) for s in specs]
     inferred = make().infer(*[Spec(shape, dtype) for shape, dtype in specs])
     tensors = [nb.tensor(rng.integers(0, 3, shape)) if np.dtype(dtype).kind == "i"
@@ -593,17 +588,17 @@ def test_shape_rule_matches_forward(make, specs):
 
 def test_shape_rule_reports_errors_without_data():
     with pytest.raises(ShapeError, match="input has 7 samples but target has 6"):
-        nnops.CrossEntropy().infer(Spec((7, 5)), Spec((6,), np.int64))
+        CrossEntropy().infer(Spec((7, 5)), Spec((6,), np.int64))
     with pytest.raises(ShapeError, match="more than 1 value per channel"):
-        nnops.BatchNorm(True).infer(Spec((1, 5)))
+        BatchNorm(True).infer(Spec((1, 5)))
 
 
 # ---------------------------------------------------------------------------
 # The rest of nnbook.nn.functional
 # ---------------------------------------------------------------------------
 
-def test_linear_and_activations():
-    x, w, b = t64(7, 5), t64(3, 5), t64(3)
+def test_linear_and_activations(rng):
+    x, w, b = t64(rng, 7, 5), t64(rng, 3, 5), t64(rng, 3)
     np.testing.assert_allclose(F.linear(x, w, b).detach().numpy(), x.detach().numpy() @ w.detach().numpy().T + b.detach().numpy())
     np.testing.assert_allclose(F.linear(x, w).detach().numpy(), x.detach().numpy() @ w.detach().numpy().T)
     check_grad(lambda x, w, b: F.linear(x, w, b), x, w, b)
@@ -613,18 +608,18 @@ def test_linear_and_activations():
     np.testing.assert_allclose(F.tanh(x).detach().numpy(), np.tanh(x.detach().numpy()))
 
 
-def test_functions_refuse_non_tensor_inputs():
+def test_functions_refuse_non_tensor_inputs(rng):
     with pytest.raises(DTypeError, match=r"F.relu: input must be an nnbook Tensor, got a "
                                          r"numpy array of shape \(3,\)(.|\n)*nb.tensor\(input\)"):
         F.relu(np.ones(3))
     with pytest.raises(TypeError, match=r"F.linear: weight must be an nnbook Tensor, got a list"):
-        F.linear(t64(2, 3), [[1.0, 2.0, 3.0]])
+        F.linear(t64(rng, 2, 3), [[1.0, 2.0, 3.0]])
 
 
 @pytest.mark.parametrize("pad,value", [((1, 2), 0.0), ((2, 1, 0, 3), -1.5),
                                        ((1, 1, 1, 1, 1, 1), 2)])
-def test_constant_pad(pad, value):
-    x = t64(3, 5, 4, 3)
+def test_constant_pad(rng, pad, value):
+    x = t64(rng, 3, 5, 4, 3)
     widths = [(0, 0)] * 4
     for i in range(len(pad) // 2):
         widths[3 - i] = (pad[2 * i], pad[2 * i + 1])
@@ -637,8 +632,8 @@ def test_constant_pad(pad, value):
                                           ("circular", "wrap")])
 @pytest.mark.parametrize("shape,pad", [((3, 5, 4, 3), (2, 1, 0, 3)), ((3, 5, 4), (3, 2)),
                                        ((5, 4, 3), (1, 2, 2, 1))])
-def test_non_constant_pad(mode, np_mode, shape, pad):
-    x = t64(*shape)
+def test_non_constant_pad(rng, mode, np_mode, shape, pad):
+    x = t64(rng, *shape)
     widths = [(0, 0)] * len(shape)
     for i in range(len(pad) // 2):
         widths[len(shape) - 1 - i] = (pad[2 * i], pad[2 * i + 1])
@@ -646,8 +641,8 @@ def test_non_constant_pad(mode, np_mode, shape, pad):
     check_grad(lambda x: F.pad(x, pad, mode=mode), x)
 
 
-def test_pad_errors():
-    x = t64(3, 5, 4, 3)
+def test_pad_errors(rng):
+    x = t64(rng, 3, 5, 4, 3)
     with pytest.raises(InputError, match=r"mode='reflect' needs padding smaller than the "
                                          r"dimension: got \(3, 0\) for a dimension of size 3"):
         F.pad(x, (3, 0, 1, 1), mode="reflect")
@@ -661,14 +656,14 @@ def test_pad_errors():
         F.pad(x, (1, 1, 1, 1), mode="replicate", value=1)
 
 
-def test_max_pool2d_refuses_return_indices():
+def test_max_pool2d_refuses_return_indices(rng):
     with pytest.raises(InputError, match=r"return_indices=True is not supported"):
-        F.max_pool2d(t64(1, 2, 4, 4), 2, return_indices=True)
+        F.max_pool2d(t64(rng, 1, 2, 4, 4), 2, return_indices=True)
 
 
-def test_conv2d_same_padding_keeps_the_size():
+def test_conv2d_same_padding_keeps_the_size(rng):
     pytest.importorskip("nnbook.ops.conv")
-    x, w = t64(2, 3, 7, 5), t64(4, 3, 4, 3)  # even kernel height: padded one more at the end
+    x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, 4, 3)  # even kernel height: one more at the end
     assert F.conv2d(x, w, padding="same").shape == (2, 4, 7, 5)
     assert F.conv2d(x, w, padding="valid").shape == (2, 4, 4, 3)
     with pytest.raises(InputError, match="padding='same' needs stride 1"):

@@ -7,8 +7,6 @@ TF = torch.nn.functional
 
 import nnbook as nb  # noqa: E402
 import nnbook.nn.functional as F  # noqa: E402
-from nnbook.ops import nnops  # noqa: E402
-from nnbook.tensor import apply  # noqa: E402
 
 SEEDS = range(12)
 
@@ -219,7 +217,8 @@ def test_batch_norm_cumulative_average_matches_torch_module():
     rm, rv, count = np.zeros(5), np.ones(5), np.array(0, dtype=np.int64)
     for _ in range(5):
         data = rng.standard_normal((3, 5, 4, 3))
-        y = apply(nnops.BatchNorm(True, None, 1e-5, rm, rv, count), nb.tensor(data))
+        y = F.batch_norm_counted(nb.tensor(data), rm, rv, training=True, momentum=None,
+                                 num_batches_tracked=count)
         yt = module(torch.tensor(data))
         close(y, yt)
     close(rm, module.running_mean)

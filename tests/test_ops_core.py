@@ -6,11 +6,8 @@ import nnbook as nb
 from nnbook.errors import DimError, DTypeError, ShapeError
 from nnbook.ops import Spec
 
-RNG = np.random.default_rng(7)
-
-
-def t64(*shape, positive=False, requires_grad=True):
-    data = RNG.standard_normal(shape)
+def t64(rng, *shape, positive=False, requires_grad=True):
+    data = rng.standard_normal(shape)
     if positive:
         data = np.abs(data) + 0.5
     return nb.tensor(data, requires_grad=requires_grad)
@@ -29,9 +26,9 @@ BROADCAST_PAIRS = [((7, 5), (7, 5)), ((7, 5), (5,)), ((4, 1, 3), (5, 1)), ((1,),
 
 @pytest.mark.parametrize("name,fn,ref", BINARY, ids=[b[0] for b in BINARY])
 @pytest.mark.parametrize("shapes", BROADCAST_PAIRS, ids=str)
-def test_binary_forward_and_gradcheck(name, fn, ref, shapes):
-    a = t64(*shapes[0], positive=name == "pow")
-    b = t64(*shapes[1], positive=name in ("div", "pow"))
+def test_binary_forward_and_gradcheck(rng, name, fn, ref, shapes):
+    a = t64(rng, *shapes[0], positive=name == "pow")
+    b = t64(rng, *shapes[1], positive=name in ("div", "pow"))
     np.testing.assert_allclose(fn(a, b).detach().numpy(), ref(a.detach().numpy(), b.detach().numpy()), rtol=1e-12)
     assert nb.gradcheck(fn, (a, b))
 
@@ -50,8 +47,8 @@ UNARY = [
 
 
 @pytest.mark.parametrize("name,fn,ref,positive", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_forward_and_gradcheck(name, fn, ref, positive):
-    x = t64(7, 5, positive=positive)
+def test_unary_forward_and_gradcheck(rng, name, fn, ref, positive):
+    x = t64(rng, 7, 5, positive=positive)
     if name in ("relu", "abs", "clamp"):  # keep away from the kinks
         x.data[np.abs(x.detach().numpy()) < 1e-3] = 0.1
         x.data[np.abs(np.abs(x.detach().numpy()) - 0.6) < 0.11] = 0.3
@@ -71,8 +68,8 @@ REDUCTIONS = [
 
 
 @pytest.mark.parametrize("op,dim,keepdim", REDUCTIONS)
-def test_reductions(op, dim, keepdim):
-    x = t64(7, 5, 3)
+def test_reductions(rng, op, dim, keepdim):
+    x = t64(rng, 7, 5, 3)
     got = getattr(x, op)(dim=dim, keepdim=keepdim)
     want = getattr(np, op)(x.detach().numpy(), axis=dim, keepdims=keepdim)
     np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12)
@@ -80,8 +77,8 @@ def test_reductions(op, dim, keepdim):
 
 
 @pytest.mark.parametrize("dim,keepdim", [(0, False), (1, True), (-1, False)])
-def test_max_along_dim_returns_values_and_indices(dim, keepdim):
-    x = t64(7, 5, 3)
+def test_max_along_dim_returns_values_and_indices(rng, dim, keepdim):
+    x = t64(rng, 7, 5, 3)
     values, indices = x.max(dim=dim, keepdim=keepdim)
     np.testing.assert_array_equal(values.detach().numpy(), x.detach().numpy().max(axis=dim, keepdims=keepdim))
     np.testing.assert_array_equal(indices.detach().numpy(), x.detach().numpy().argmax(axis=dim, keepdims=keepdim))
@@ -115,8 +112,8 @@ def test_mean_of_integers_is_refused():
 
 @pytest.mark.parametrize("sa,sb", [((7, 5), (5, 3)), ((5,), (5, 3)), ((7, 5), (5,)), ((5,), (5,)),
                                    ((2, 7, 5), (5, 3)), ((4, 1, 7, 5), (3, 5, 2)), ((7, 5), (2, 5, 3))])
-def test_matmul_shapes_and_gradients(sa, sb):
-    a, b = t64(*sa), t64(*sb)
+def test_matmul_shapes_and_gradients(rng, sa, sb):
+    a, b = t64(rng, *sa), t64(rng, *sb)
     out = a @ b
     np.testing.assert_allclose(out.detach().numpy(), np.matmul(a.detach().numpy(), b.detach().numpy()), rtol=1e-12)
     assert out.shape == nb.ops.linalg.Matmul().infer(Spec(sa), Spec(sb))
@@ -135,8 +132,8 @@ def test_broadcast_error_names_the_axis():
 
 
 @pytest.mark.parametrize("shape", [(35,), (5, 7), (-1, 5), (7, 1, 5), (5, -1, 1)])
-def test_reshape(shape):
-    x = t64(7, 5)
+def test_reshape(rng, shape):
+    x = t64(rng, 7, 5)
     np.testing.assert_array_equal(x.reshape(shape).detach().numpy(), x.detach().numpy().reshape(shape))
     assert nb.gradcheck(lambda x: x.reshape(*shape) * nb.arange(35, dtype=nb.float64).reshape(shape), (x,))
 
@@ -148,8 +145,8 @@ def test_reshape_errors():
         nb.ones(7, 5).reshape(-1, -1)
 
 
-def test_view_flatten_unsqueeze_squeeze():
-    x = t64(2, 7, 5)
+def test_view_flatten_unsqueeze_squeeze(rng):
+    x = t64(rng, 2, 7, 5)
     assert x.view(14, 5).shape == (14, 5)
     assert x.flatten().shape == (70,) and x.flatten(1).shape == (2, 35)
     assert x.flatten(0, 1).shape == (14, 5)
@@ -159,17 +156,17 @@ def test_view_flatten_unsqueeze_squeeze():
 
 
 @pytest.mark.parametrize("dims", [(1, 0, 2), (2, 0, 1), (-1, -2, -3)])
-def test_permute(dims):
-    x = t64(4, 7, 5)
+def test_permute(rng, dims):
+    x = t64(rng, 4, 7, 5)
     np.testing.assert_array_equal(x.permute(*dims).detach().numpy(), np.transpose(x.detach().numpy(), dims))
-    w = t64(*np.transpose(x.detach().numpy(), dims).shape, requires_grad=False)
+    w = t64(rng, *np.transpose(x.detach().numpy(), dims).shape, requires_grad=False)
     assert nb.gradcheck(lambda x: x.permute(dims) * w, (x,))
 
 
-def test_transpose_and_T():
-    x = t64(4, 7, 5)
+def test_transpose_and_T(rng):
+    x = t64(rng, 4, 7, 5)
     np.testing.assert_array_equal(x.transpose(0, 2).detach().numpy(), np.swapaxes(x.detach().numpy(), 0, 2))
-    np.testing.assert_array_equal(t64(7, 5).T.detach().numpy().shape, (5, 7))
+    np.testing.assert_array_equal(t64(rng, 7, 5).T.detach().numpy().shape, (5, 7))
     with pytest.raises(ShapeError, match="not a permutation"):
         x.permute(0, 1)
 
@@ -178,19 +175,19 @@ def test_transpose_and_T():
     (slice(1, 6, 2),), (2,), (-1, slice(None, None, 2)), (Ellipsis, 3), (None, 2),
     ([0, 2, 2, 6],), (slice(None), [4, 0, 4]),
 ], ids=str)
-def test_indexing(key):
-    x = t64(7, 5)
+def test_indexing(rng, key):
+    x = t64(rng, 7, 5)
     np.testing.assert_array_equal(x[key].detach().numpy(), x.detach().numpy()[key])
     assert nb.gradcheck(lambda x: x[key] * 3, (x,))
 
 
-def test_negative_slice_steps_are_refused_as_in_pytorch():
+def test_negative_slice_steps_are_refused_as_in_pytorch(rng):
     with pytest.raises(nb.InputError, match=r"steps must be positive[\s\S]*hint: .*flip"):
-        t64(7, 5)[::-1]
+        t64(rng, 7, 5)[::-1]
 
 
-def test_indexing_with_mask_and_tensor():
-    x = t64(7, 5)
+def test_indexing_with_mask_and_tensor(rng):
+    x = t64(rng, 7, 5)
     mask = x > 0
     np.testing.assert_array_equal(x[mask].detach().numpy(), x.detach().numpy()[x.detach().numpy() > 0])
     idx = nb.tensor([1, 1, 3])
@@ -205,19 +202,19 @@ def test_index_out_of_range():
         nb.ones(7, 5)[:, 5]
 
 
-def test_cat_and_stack():
-    a, b = t64(2, 5, 3), t64(2, 4, 3)
+def test_cat_and_stack(rng):
+    a, b = t64(rng, 2, 5, 3), t64(rng, 2, 4, 3)
     np.testing.assert_array_equal(nb.cat([a, b], dim=1).detach().numpy(), np.concatenate([a.detach().numpy(), b.detach().numpy()], 1))
     assert nb.gradcheck(lambda a, b: nb.cat([a, b], dim=1) ** 2, (a, b))
-    c, d = t64(7, 5), t64(7, 5)
+    c, d = t64(rng, 7, 5), t64(rng, 7, 5)
     assert nb.stack([c, d], dim=1).shape == (7, 2, 5)
     assert nb.gradcheck(lambda c, d: nb.stack([c, d], dim=-1).exp(), (c, d))
     with pytest.raises(ShapeError, match=r"tensor 1 has shape \(2, 4, 4\).*all sizes except dim 1"):
-        nb.cat([a, t64(2, 4, 4)], dim=1)
+        nb.cat([a, t64(rng, 2, 4, 4)], dim=1)
 
 
-def test_expand():
-    x = t64(7, 1)
+def test_expand(rng):
+    x = t64(rng, 7, 1)
     assert x.expand(3, 7, 5).shape == (3, 7, 5)
     assert nb.gradcheck(lambda x: x.expand(3, -1, 5) * 2, (x,))
     with pytest.raises(ShapeError, match="only size-1"):

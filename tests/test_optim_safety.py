@@ -9,7 +9,8 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.errors import CheckpointError, DTypeError, InputError, NnbookError, ShapeError
+from nnbook.errors import (ArgumentError, CheckpointError, DTypeError, InputError,
+                           NnbookError, ShapeError)
 from nnbook.optim import SGD, Adam
 
 NAN, INF = float("nan"), float("inf")
@@ -84,8 +85,6 @@ def _assert_message(err, cls, builtin, where, words):
     (lambda ps: SGD(ps, lr=-1), ["invalid learning rate", "got -1", "work backwards"]),
     (lambda ps: SGD(ps, lr=NAN), ["invalid learning rate", "got nan"]),
     (lambda ps: SGD(ps, lr=INF), ["invalid learning rate", "got inf"]),
-    (lambda ps: SGD(ps, lr="0.1"), ["invalid learning rate", "it is a str"]),
-    (lambda ps: SGD(ps, lr=True), ["invalid learning rate", "it is a bool"]),
     (lambda ps: SGD(ps, lr=0.1, momentum=-0.9), ["invalid momentum value", "-0.9"]),
     (lambda ps: SGD(ps, lr=0.1, momentum=NAN), ["invalid momentum value", "nan"]),
     (lambda ps: SGD(ps, lr=0.1, momentum=INF), ["invalid momentum value", "inf"]),
@@ -115,10 +114,29 @@ def test_bad_settings_are_refused_as_pytorch_does_and_nan_inf_too(make, words):
     _assert_message(info.value, InputError, ValueError, name, words)
 
 
+@pytest.mark.parametrize("lr, kind", [("0.1", "str"), (True, "bool"), (None, "NoneType")])
+def test_settings_that_are_not_numbers_are_type_errors(lr, kind):
+    """PyTorch raises a TypeError for lr='0.1'; nnbook's ArgumentError is one too."""
+    with pytest.raises(ArgumentError) as info:
+        SGD(_model().parameters(), lr=lr)
+    _assert_message(info.value, ArgumentError, TypeError, "SGD",
+                    ["invalid learning rate", f"it is a {kind}"])
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda ps: SGD(ps, lr="0.1"), ["invalid learning rate", "it is a str"]),
+    (lambda ps: SGD(ps, lr=True), ["invalid learning rate", "it is a bool"]),
+])
+def test_a_setting_of_the_wrong_type_is_an_argument_error_as_pytorchs_type_error(make, words):
+    with pytest.raises(ArgumentError) as info:
+        make(_model().parameters())
+    _assert_message(info.value, ArgumentError, TypeError, "SGD", words)
+
+
 def test_good_settings_at_the_edges_are_accepted():
     ps = list(_model().parameters())
     SGD(ps, lr=0)  # PyTorch allows lr=0, momentum=0 and betas of 0
-    Adam(ps, lr=np.float32(1e-3), betas=[0.0, 0.0], eps=0)
+    Adam(ps, lr=np.float32(1e-3), betas=[0.0, 0.0], eps=1e-30)  # eps=0 is refused (0 / 0)
     assert Adam(ps, betas=[0.5, 0.9]).param_groups[0]["betas"] == (0.5, 0.9)
 
 
@@ -130,7 +148,7 @@ BAD_GRADS = [
     ("broadcastable", lambda w: nb.tensor(np.zeros((1, 7), np.float32)), ShapeError,
      ValueError, ["has shape (1, 7)"]),
     ("float64", lambda w: nb.tensor(np.zeros(w.shape)), DTypeError, TypeError,
-     ["is float64, the parameter float32", "p.grad.to('float32')"]),
+     ["is float64, the parameter float32", "p.grad.to(nb.float32)"]),
     ("ndarray", lambda w: np.zeros(w.shape, np.float32), DTypeError, TypeError,
      ["is a ndarray, not a Tensor", "nb.tensor(values, dtype=p.dtype)"]),
 ]
@@ -318,4 +336,4 @@ def test_a_state_dict_is_a_copy():
     model, opt = _trained("sgd-nesterov", steps=1)
     sd = opt.state_dict()
     sd["state"][0]["momentum_buffer"].detach().numpy()[...] = 123.0
-    assert not np.any(opt.state[model[0].weight]["momentum_buffer"] == 123.0)
+    assert not np.any(np.asarray(opt.state[model[0].weight]["momentum_buffer"]) == 123.0)

@@ -23,8 +23,10 @@ _HINTS = {
 class AnomalyWatch(context.Observer):
     """Checks every op's output and every gradient a node sends back."""
 
+    wants_sites = True
+
     def op_ran(self, op, inputs, out):
-        check_finite(op, out._array, "forward", context.current_layer(), user_site(1))
+        check_finite(op, out._array, "forward", context.current_layer())
 
     def backward_step(self, op, grad_out, grads):
         for g in grads:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import context
 from ..errors import (ContractError, InputError, SignatureError, TeachingWarning, describe_frame,
-                      fmt_shape, message, warn_from_user_code)
+                      fmt_shape, message, user_site, warn_from_user_code)
 from ..ops.base import Op
 from ..tensor import Tensor, _wrap, apply
 from .engine import unbroadcast
@@ -175,6 +175,7 @@ def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def
 
     node = CustomRule(name, key, arg_names, args, [o._array for o in outputs],
                       lambda douts: rule(outputs, douts), again, teach=teach, rule_def=rule_def)
+    node.site = user_site(1)  # a custom rule is worth its line: its messages show it
     packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
     if len(outputs) == 1:
         return packed

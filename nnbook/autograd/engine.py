@@ -3,7 +3,8 @@
 The engine knows a small protocol and nothing else (not even what a Tensor is).
 A node is an op that ran with gradients on; ``apply`` left on it
 
-* ``inputs``  -- the input tensors (each has ``requires_grad``, ``shape``, ``dtype``),
+* ``inputs``  -- the input tensors (the engine reads their array ``_array`` and version
+  counter ``_counter``),
 * ``parents`` -- each input's node at the time (None for a leaf),
 * ``needs_input_grad`` -- a bool per input,
 * ``versions`` -- each input's version counter value when the op saved it,
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import context
 from ..errors import BackwardError, NnbookError, fmt_shape, message
+from ..ops.base import quiet
 from .saved import check_saved, describe_node
 
 
@@ -44,6 +46,7 @@ def topological_order(roots) -> list:
     return order
 
 
+@quiet  # backward rules meet inf and NaN (0 * inf) and make them silently, as in PyTorch
 def run_backward(roots, retain_graph=False) -> dict:
     """Gradients of the ``roots`` -- (node, gradient of its output) pairs -- for every
     tensor that wants one.
@@ -86,7 +89,11 @@ def _node_backward(node, grad_out, retain_graph):
             "backward() through the same graph.", where="backward", line=None,
             hint="compute the loss again (a new forward) before each backward(); or, to go "
             "through one graph twice, call the first one as loss.backward(retain_graph=True)."))
-    check_saved(node)
+    for t, version in zip(node.inputs, node.versions):
+        if t._counter[0] != version:  # changed in place since: does the node still need it?
+            check_saved(node)
+    if node.keeps_output:
+        check_saved(node)
     try:
         grads_in = node.backward(grad_out)
     except NnbookError as err:
@@ -97,14 +104,20 @@ def _node_backward(node, grad_out, retain_graph):
             where="backward", line=False,
             hint="this op's backward rule raised; if it is your own rule, check it "
             "with nb.gradcheck on small inputs.")) from err
-    grads_in = [None if g is None or not need else fit_gradient(node, i, g, t)
-                for i, (t, g, need) in enumerate(zip(node.inputs, grads_in,
-                                                     node.needs_input_grad))]
+    fitted = []
+    for i, (t, g, need) in enumerate(zip(node.inputs, grads_in, node.needs_input_grad)):
+        if g is not None and need:
+            array = t._array
+            if type(g) is not np.ndarray or g.shape != array.shape or g.dtype != array.dtype:
+                g = fit_gradient(node, i, g, array)
+            fitted.append(g)
+        else:
+            fitted.append(None)
     for observer in context.observers:
-        observer.backward_step(node, grad_out, grads_in)
+        observer.backward_step(node, grad_out, fitted)
     if not retain_graph:
         node.release()
-    return grads_in
+    return fitted
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray | None:
@@ -125,7 +138,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray | None:
 
 
 def fit_gradient(node, index: int, grad, tensor) -> np.ndarray:
-    """Bring one gradient a node returned to its input's shape and dtype."""
+    """Bring one gradient a node returned to its input's shape and dtype (``tensor``: the
+    input, or its array)."""
     if type(grad) is not np.ndarray:
         grad = np.asarray(grad)
     if grad.shape != tensor.shape:

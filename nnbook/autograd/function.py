@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 
 
-from ..errors import SignatureError, message
+from ..errors import ArgumentError, SignatureError, message
 from ..tensor import Tensor
 from .custom import definition_site, positional_names, run_custom
 
@@ -68,13 +68,47 @@ class Function:
     def apply(cls, *args):
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
-        return run_custom(
-            cls, f"{cls.__name__}.backward", _argument_names(cls, len(args)), args,
-            forward=lambda *a: cls.forward(ctx, *a),
-            recompute=lambda *a: cls.forward(FunctionCtx(needs), *a),
-            rule=lambda out, douts: cls.backward(ctx, *douts),
-            forward_def=cls.forward, rule_def=cls.backward,
-            teach=getattr(cls, "teaching", True))
+        try:
+            return run_custom(
+                cls, f"{cls.__name__}.backward", _argument_names(cls, len(args)), args,
+                forward=lambda *a: cls.forward(ctx, *a),
+                recompute=lambda *a: cls.forward(FunctionCtx(needs), *a),
+                rule=lambda out, douts: cls.backward(ctx, *douts),
+                forward_def=cls.forward, rule_def=cls.backward,
+                teach=getattr(cls, "teaching", True))
+        except TypeError:
+            _check_apply(cls, ctx, args)  # a call that cannot fit forward: say why
+            raise
+
+
+def _check_apply(cls, ctx, args) -> None:
+    """Raise an nnbook error if ``forward(ctx, *args)`` cannot bind (so the TypeError came
+    from that call, not from inside forward); return if it can."""
+    forward = _func(cls.forward)
+    signature = inspect.signature(forward)
+    try:
+        signature.bind(ctx, *args)
+        return
+    except TypeError as err:
+        problem = str(err)
+    names, _ = positional_names(forward, skip_first=True)
+    try:  # the inputs alone fit, and the first parameter is not called ctx
+        signature.bind(*args)
+        fits_without_ctx = next(iter(signature.parameters), None) != "ctx"
+    except TypeError:
+        fits_without_ctx = False
+    if fits_without_ctx:
+        params = ", ".join(map(str, signature.parameters.values()))
+        raise SignatureError(message(
+            f"{cls.__name__}.forward{signature} has no ctx: apply passes ctx first, then the "
+            "inputs.", where=f"{cls.__name__}.forward", line=definition_site(forward),
+            hint=f"write @staticmethod def forward(ctx, {params}): ctx carries what backward "
+            "needs (ctx.save_for_backward(...)).")) from None
+    raise ArgumentError(message(
+        f"was called with {len(args)} input(s), but {cls.__name__}.forward{signature} takes "
+        f"{len(names)} after ctx ({', '.join(names)}).", where=f"{cls.__name__}.apply",
+        values=f"Python: {problem}", hint=f"call {cls.__name__}.apply({', '.join(names)}): "
+        "apply passes ctx itself.")) from None
 
 
 def _argument_names(cls, n: int) -> list[str]:

@@ -13,7 +13,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
     _backward(tensors, grad_tensors, retain_graph=retain_graph, create_graph=create_graph,
-              inputs=inputs)
+              inputs=inputs, where="nb.autograd.backward")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import nnbook as nb
 from .. import nn
+from ..creation import tensor
 from ..errors import InputError, message
 from ..tensor import Tensor, _wrap
 from .general import check_bprop, check_function, check_layer
@@ -73,7 +73,7 @@ EXERCISES = {e.id: e for e in (
 
 def _inputs(*shapes, scale=1.0):
     rng = np.random.default_rng(SEED)
-    return [nb.tensor(scale * rng.standard_normal(shape)) for shape in shapes]
+    return [tensor(scale * rng.standard_normal(shape)) for shape in shapes]
 
 
 def _title(ex: Exercise) -> str:

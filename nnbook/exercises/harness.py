@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import nnbook as nb
 from ..autograd import teaching_mode
 from ..autograd.custom import positional_names
 from ..autograd.numerical import constant_factor, numerical_vjp

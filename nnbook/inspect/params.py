@@ -1,14 +1,11 @@
 """Which parameters a model holds, which the optimizer holds, and which got a gradient.
 
-Seed 000's optimizer held two tensors the model never used, while the model's own
-convolutions were in no optimizer: nothing learned and nothing said so.
-
     report = nb.inspect.parameter_report(model, optimizer)
     print(report)                  # a table, with the problems listed underneath
     report.flagged("not_in_model") # the rows the optimizer holds but the model doesn't
 
-and :func:`gradient_flow` sorts one step's gradient statistics into zones
-(vanishing / healthy / exploding) for the gradient-flow chart.
+The checks behind the flags are in ``param_flags.py``; the widgets draw the report
+(``nnbook.widgets.ParameterExplorer``).
 """
 from __future__ import annotations
 
@@ -17,31 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, fmt_shape, message
+from .. import context
+from ..errors import ArgumentError, InputError, fmt_shape, message
+from ..nn.parameter import locations
+from .param_flags import FLAGS, PROBLEMS, flags_of
+from .shapes import check_model
 
-# flag -> (marker, what it means); the four problems first, then information.
-FLAGS = {
-    "not_in_model": ("✖", "held by the optimizer but not in the model: the model never uses it"),
-    "not_in_optimizer": ("⊘", "in the model but not in the optimizer: never updated"),
-    "no_gradient": ("∅", "got no gradient in the last backward: not used by the loss"),
-    "zero_gradient": ("○", "its gradient is all zeros"),
-    "nonfinite_gradient": ("!", "its gradient holds NaN or inf: see nb.detect_anomaly()"),
-    "shared": ("⇄", "shared: one tensor under several paths"),
-}
-PROBLEMS = ("not_in_model", "not_in_optimizer", "no_gradient", "zero_gradient",
-            "nonfinite_gradient")
-
-# The colours of every nnbook view (nnbook.widgets.draw uses the same ones).
-FORWARD_COLOR = "#1565c0"    # values, parameters
-GRADIENT_COLOR = "#7b3fa0"   # gradients
-PROBLEM_COLOR = "#c62828"    # anything wrong
-INFO_COLOR = "#00796b"       # shared, and other plain facts
-MUTED_COLOR = "#616161"
-
-
-# --------------------------------------------------------------------------
-# Parameter report
-# --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class ParameterRow:
@@ -188,7 +166,7 @@ class ParameterReport:
                 f"{problems} with problems>")
 
     def _repr_html_(self):
-        return report_html(self)
+        return f"<pre>{html.escape(str(self))}</pre>"
 
 
 def parameter_report(model, optimizer=None) -> ParameterReport:
@@ -198,6 +176,19 @@ def parameter_report(model, optimizer=None) -> ParameterReport:
     >>> [r.label for r in report.flagged("not_in_optimizer")]
     ['conv1.weight', 'conv1.bias', ...]
     """
+    where = "nb.inspect.parameter_report"
+    if hasattr(model, "param_groups") and hasattr(optimizer, "named_parameters"):
+        raise ArgumentError(message(
+            f"got an optimizer ({type(model).__name__}) as the model and a model "
+            f"({type(optimizer).__name__}) as the optimizer.", where=where,
+            hint="these look swapped: parameter_report(model, optimizer)."))
+    check_model(model, where)
+    if optimizer is not None and not hasattr(optimizer, "param_groups"):
+        raise ArgumentError(message(
+            f"optimizer must be an nb.optim optimizer (or None), got "
+            f"{type(optimizer).__name__}.", where=where,
+            hint="pass the optimizer that updates the model: parameter_report(model, opt), "
+            "or leave it out to check the model alone."))
     param_paths = _all_paths(model.named_parameters(remove_duplicate=False))
     buffer_paths = _all_paths(model.named_buffers(remove_duplicate=False))
     held = {}  # id -> (group index, tensor)
@@ -235,7 +226,7 @@ def parameter_report(model, optimizer=None) -> ParameterReport:
 def show_choices(report: ParameterReport) -> list:
     """(label, value) pairs for a "show" control: everything, the problems, each module."""
     choices = [("every parameter", "all"), ("problems only", "problems")]
-    choices += [(f"{path} ({cls})", path) for path, cls in report.modules if path]
+    choices += [(context.layer_name(path, cls), path) for path, cls in report.modules if path]
     return choices
 
 
@@ -269,32 +260,18 @@ def _row(t, kind, path, label, module, paths, in_model, held, optimizer, backwar
     if t.grad is not None:
         g = np.asarray(t.grad._array, dtype=np.float64)
         grad_norm = float(np.sqrt((g * g).sum()))
-    flags = []
-    if kind == "parameter":
-        if not in_model:
-            flags.append("not_in_model")
-        if in_optimizer is False and trainable:  # frozen ones are left out on purpose
-            flags.append("not_in_optimizer")
-        if backward_seen and trainable and grad_norm is None:
-            flags.append("no_gradient")
-        if grad_norm == 0.0:
-            flags.append("zero_gradient")
-        elif grad_norm is not None and not np.isfinite(grad_norm):
-            flags.append("nonfinite_gradient")
-    if len(paths) > 1:
-        flags.append("shared")
+    flags = flags_of(kind, trainable, in_model, in_optimizer, grad_norm, backward_seen,
+                     shared=len(paths) > 1)
     return ParameterRow(kind, path, label, module, paths, tuple(t.shape), t.numel(),
-                        trainable, in_model, in_optimizer, group, grad_norm, tuple(flags))
+                        trainable, in_model, in_optimizer, group, grad_norm, flags)
 
 
 def _stray_label(p, held, optimizer, index) -> str:
     """How to find a tensor only the optimizer holds: its path in another model, or its slot."""
-    own_paths = getattr(p, "paths", None) or []
-    if own_paths:
-        from ..nn.parameter import outermost_models
-
-        models = outermost_models([p])
-        return f"{own_paths[0]} of another {type(models[0]).__name__}" if models else own_paths[0]
+    found = locations(p)  # most recently used model first
+    if found:
+        other, path = found[0]
+        return f"{path} of another {type(other).__name__}"
     g = held[id(p)][0]
     slot = next(i for i, q in enumerate(optimizer.param_groups[g]["params"]) if q is p)
     if len(optimizer.param_groups) == 1:
@@ -309,200 +286,3 @@ def _modules_holding(model, rows) -> tuple:
         parts = path.split(".") if path else []
         wanted.update(".".join(parts[:i]) for i in range(len(parts) + 1))
     return tuple((path, type(m).__name__) for path, m in model.named_modules() if path in wanted)
-
-
-# --------------------------------------------------------------------------
-# HTML: the tree, indented by module path, with a legend
-# --------------------------------------------------------------------------
-
-_CELL = "padding:2px 10px;text-align:left;"
-
-
-def report_html(report: ParameterReport, font_px: int = 15) -> str:
-    """A table of the report, indented by module, problems in red, with a legend."""
-    e = html.escape
-    out = [f'<div style="font-size:{font_px}px;line-height:1.35;">',
-           f'<div style="font-weight:bold;margin-bottom:4px;">{e(report.headline())}</div>',
-           '<table style="border-collapse:collapse;">',
-           '<tr style="border-bottom:2px solid #999;">'
-           + "".join(f'<th style="{_CELL}">{h}</th>' for h in
-                     ("name", "shape", "count", "trainable", "in optimizer", "|grad|", "flags"))
-           + "</tr>"]
-    by_module: dict = {}
-    for r in report.rows:
-        if r.in_model:
-            by_module.setdefault(r.module, []).append(r)
-    for path, cls in report.modules:
-        if path:
-            indent = path.count(".")
-            out.append(f'<tr><td colspan="7" style="{_CELL}padding-left:{0.5 + 1.4 * indent}em;'
-                       f'color:{MUTED_COLOR};">{e(path)} <span style="font-size:85%;">'
-                       f'({e(cls)})</span></td></tr>')
-        for r in by_module.get(path, ()):
-            out.append(_row_html(r, 0.5 + 1.4 * r.depth))
-    strays = [r for r in report.rows if not r.in_model]
-    if strays:
-        out.append(f'<tr><td colspan="7" style="{_CELL}color:{PROBLEM_COLOR};font-weight:bold;'
-                   f'border-top:2px solid {PROBLEM_COLOR};">held by the optimizer only '
-                   f'(not in {e(report.model)})</td></tr>')
-        out += [_row_html(r, 1.9) for r in strays]
-    out.append("</table>")
-    findings = report.findings()
-    if report.ok and report.backward_seen:
-        held = "is in the optimizer and " if report.optimizer else ""
-        findings = [f"✔ every parameter {held}got a gradient in the last backward"]
-    if findings:
-        out.append('<div style="margin-top:6px;">')
-        for line in findings:
-            color = INFO_COLOR if line.startswith((FLAGS["shared"][0], "✔")) else \
-                MUTED_COLOR if line.startswith("(") else PROBLEM_COLOR
-            out.append(f'<div style="color:{color};">{e(line)}</div>')
-        out.append("</div>")
-    out.append(legend_html())
-    out.append("</div>")
-    return "".join(out)
-
-
-def _row_html(r: ParameterRow, indent_em: float) -> str:
-    e = html.escape
-    problem = bool(r.problems)
-    style = f"background:#fdecea;border-left:4px solid {PROBLEM_COLOR};" if problem else \
-        "border-left:4px solid transparent;"
-    name_color = PROBLEM_COLOR if problem else (MUTED_COLOR if r.kind == "buffer"
-                                               else FORWARD_COLOR)
-    name = e(r.name) + (' <span style="font-size:85%;">(buffer)</span>'
-                        if r.kind == "buffer" else "")
-    if r.in_optimizer is None or r.kind == "buffer":
-        opt = "—"
-    elif r.in_optimizer:
-        opt = f'<span style="color:{INFO_COLOR};">✔ group {r.group}</span>'
-    else:
-        opt = f'<span style="color:{PROBLEM_COLOR};font-weight:bold;">✘ no</span>'
-    if r.grad_norm is None:
-        grad = "—" if "no_gradient" not in r.flags else \
-            f'<span style="color:{PROBLEM_COLOR};font-weight:bold;">none</span>'
-    else:
-        grad = f'<span style="color:{GRADIENT_COLOR};">{r.grad_norm:.3g}</span>'
-    flags = []
-    for f in r.flags:
-        marker, meaning = FLAGS[f]
-        color = INFO_COLOR if f == "shared" else PROBLEM_COLOR
-        text = meaning.split(":")[0]
-        if f == "shared":
-            text = "shared: " + " = ".join(r.paths)
-        flags.append(f'<span style="color:{color};" title="{e(meaning)}">{marker} '
-                     f"{e(text)}</span>")
-    trainable = "yes" if r.trainable else f'<span style="color:{MUTED_COLOR};">no</span>'
-    cells = [f'<td style="{_CELL}padding-left:{indent_em}em;color:{name_color};'
-             f'font-weight:bold;" title="{e(r.label)}">{name}</td>',
-             f'<td style="{_CELL}font-family:monospace;">{e(fmt_shape(r.shape))}</td>',
-             f'<td style="{_CELL}text-align:right;">{r.count:,}</td>',
-             f'<td style="{_CELL}">{trainable if r.kind == "parameter" else "—"}</td>',
-             f'<td style="{_CELL}">{opt}</td>',
-             f'<td style="{_CELL}text-align:right;">{grad}</td>',
-             f'<td style="{_CELL}">{"<br>".join(flags)}</td>']
-    return f'<tr style="{style}border-bottom:1px solid #e0e0e0;">{"".join(cells)}</tr>'
-
-
-def legend_html() -> str:
-    items = [f'<span style="color:{INFO_COLOR if f == "shared" else PROBLEM_COLOR};'
-             f'margin-right:14px;white-space:nowrap;">{marker} {html.escape(meaning)}</span> '
-             for f, (marker, meaning) in FLAGS.items()]
-    return ('<div style="margin-top:6px;font-size:90%;"><b>legend</b>: '
-            + "".join(items) + "</div>")
-
-
-# --------------------------------------------------------------------------
-# Gradient flow: one step's statistics, sorted into zones
-# --------------------------------------------------------------------------
-
-STATS = {"norm": "norm of the gradient", "mean": "mean of the gradient",
-         "max_abs": "max |gradient|"}
-ZONES = ("vanishing", "healthy", "exploding", "none")
-
-
-@dataclass(frozen=True)
-class FlowBar:
-    """One bar of the gradient-flow chart."""
-
-    path: str
-    value: float | None         # None: the parameter got no gradient
-    zone: str                   # one of ZONES; "none" when there is no gradient
-
-
-def is_bias(path: str) -> bool:
-    return path.rsplit(".", 1)[-1] == "bias"
-
-
-def zone_of(value: float | None, thresholds=(1e-5, 1e2)) -> str:
-    """'vanishing' below thresholds[0], 'exploding' above thresholds[1] (by magnitude)."""
-    if value is None:
-        return "none"
-    low, high = thresholds
-    size = abs(value)
-    if not np.isfinite(size):  # NaN or inf: it has exploded past representing
-        return "exploding"
-    return "vanishing" if size < low else "exploding" if size > high else "healthy"
-
-
-def gradient_flow(stats, stat: str = "norm", thresholds=(1e-5, 1e2),
-                  biases: bool = False) -> tuple:
-    """FlowBars for one step's GradStats, in layer order (biases left out unless asked)."""
-    if stat not in STATS:
-        raise InputError(message(f"unknown statistic {stat!r}.", where="gradient_flow",
-                                 line=None, hint=f"choose one of {', '.join(STATS)}."))
-    bars = []
-    for s in stats:
-        if is_bias(s.path) and not biases:
-            continue
-        value = float(getattr(s, stat)) if s.has_grad else None
-        bars.append(FlowBar(s.path, value, zone_of(value, thresholds)))
-    return tuple(bars)
-
-
-def flow_range(all_stats, stat: str = "norm", biases: bool = False) -> tuple | None:
-    """(smallest non-zero |value|, largest |value|) of ``stat`` over many steps' GradStats,
-    so a chart can keep one scale while the steps change; None if there is no gradient."""
-    values = [abs(b.value) for stats in all_stats
-              for b in gradient_flow(stats, stat, biases=biases) if b.value is not None]
-    nonzero = [v for v in values if v > 0]
-    if not values:
-        return None
-    return (min(nonzero) if nonzero else 0.0, max(values))
-
-
-# --------------------------------------------------------------------------
-# A few numbers that describe an array (what a stepper shows of out, dout, grads)
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ValueSummary:
-    shape: tuple
-    norm: float
-    mean: float
-    std: float
-    min: float
-    max: float
-    head: tuple         # the first few values, in memory order
-
-    def text(self, digits: int = 3) -> str:
-        if not self.shape:
-            return f"{self.head[0]:.{digits}g}"
-        return (f"mean {self.mean:.{digits}g}, std {self.std:.{digits}g}, "
-                f"min {self.min:.{digits}g}, max {self.max:.{digits}g}")
-
-    def head_text(self, digits: int = 3, size: int | None = None) -> str:
-        values = ", ".join(f"{v:.{digits}g}" for v in self.head)
-        more = size is not None and size > len(self.head)
-        return f"[{values}{', …' if more else ''}]"
-
-
-def value_summary(array, head: int = 4) -> ValueSummary:
-    """Norm, mean, std, min, max and the first ``head`` values of an array (float64 maths)."""
-    a = np.asarray(array, dtype=np.float64)
-    flat = a.reshape(-1)
-    if not flat.size:
-        return ValueSummary(tuple(a.shape), 0.0, 0.0, 0.0, 0.0, 0.0, ())
-    return ValueSummary(tuple(a.shape), float(np.sqrt((flat * flat).sum())), float(flat.mean()),
-                        float(flat.std()), float(flat.min()), float(flat.max()),
-                        tuple(float(v) for v in flat[:head]))

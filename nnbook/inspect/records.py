@@ -22,6 +22,7 @@ from .. import context
 from ..autograd import engine
 from ..errors import describe_frame, fmt_shape, user_site
 from ..tensor import Tensor, gradients
+from .shapes import check_model
 
 
 # --------------------------------------------------------------------------
@@ -38,7 +39,7 @@ class ModuleCall:
 
     @property
     def name(self):
-        return f"{self.path} ({self.layer})" if self.path else self.layer
+        return context.layer_name(self.path, self.layer)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class GradStats:
 
 def gradient_stats(model) -> tuple:
     """GradStats of every parameter of ``model``, by path, in registration order."""
+    check_model(model, "nb.inspect.gradient_stats")
     return tuple(GradStats.of(path, p) for path, p in model.named_parameters())
 
 
@@ -188,8 +190,12 @@ class _Recorder(context.Observer):
                                      tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor)),
                                      _out_shape(output), self.depth))
 
+    @property
+    def wants_sites(self):
+        return self.sites
+
     def op_ran(self, op, inputs, out):
-        site = user_site(1) if self.sites else None
+        site = op.__dict__.get("site") if self.sites else None
         layer = context.current_layer()
         self.nodes[id(op)] = node_of(op, inputs, out, len(self.nodes), self.leaf_names,
                                      self.nodes, keep=out._array if self.keep_values else None,
@@ -327,7 +333,9 @@ def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
     there (each node's output is held by the node that consumes it).
     """
     if root.grad_fn is None:
-        return BackwardTrace((), ())
+        if not root.requires_grad:  # no graph behind it: the error backward() would give
+            gradients([root], [gradient], where="nb.inspect.trace_backward")
+        return BackwardTrace((), ())  # a leaf: nothing to replay
     order = engine.topological_order([root.grad_fn])
     outputs = {id(root.grad_fn): root}
     for op in order:
@@ -342,7 +350,8 @@ def trace_backward(root: Tensor, model=None, gradient=None) -> BackwardTrace:
                                 keep=out._array, parents=op.parents)
     steps = _StepCollector(nodes)
     with context.watching(steps):
-        found = gradients([root], [gradient], retain_graph=True)
+        found = gradients([root], [gradient], retain_graph=True,
+                          where="nb.inspect.trace_backward")
     leaves, seen = [], set()
     for op in order:
         for t, parent in zip(op.inputs, op.parents):
@@ -373,6 +382,7 @@ class GradientHistory:
     """
 
     def __init__(self, model):
+        check_model(model, "nb.inspect.GradientHistory")
         self.model = model
         self.steps: list[int] = []
         self.stats: list[tuple] = []

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import context, dtypes
-from ..errors import InputError, NnbookError, ShapeError, fmt_shape, message
+from ..errors import ArgumentError, InputError, NnbookError, ShapeError, fmt_shape, message
 from ..tensor import Tensor, meta_tensor
 from . import cost
 
@@ -40,7 +40,7 @@ class ShapeStep:
     def name(self) -> str:
         """'features.2 (Conv2d)', or '3 (Sum: add)' for an op in a container's forward."""
         layer = f"{self.container}: {self.layer}" if self.container else self.layer
-        return f"{self.path} ({layer})" if self.path else layer
+        return context.layer_name(self.path, layer)
 
     @property
     def failed(self) -> bool:
@@ -99,21 +99,36 @@ class ShapeTrace:
         return f"<ShapeTrace of {self.model}: {len(self.steps)} steps, {state}>"
 
     def _repr_html_(self):
+        """The table as plain HTML (colours belong to the widgets: ShapeStepper)."""
         rows = []
         for s in self.steps:
-            style = " style='color:#c62828'" if s.failed else ""
-            out = fmt_shape(s.output_shape) if s.output_shape is not None else "FAILED"
+            out = fmt_shape(s.output_shape) if s.output_shape is not None else "<b>FAILED</b>"
             formula = "<br>".join(html.escape(f) for f in s.formula)
-            rows.append(f"<tr{style}><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
+            rows.append(f"<tr><td>{s.index}</td><td><code>{html.escape(s.name)}</code></td>"
                         f"<td>{' '.join(fmt_shape(x) for x in s.input_shapes)}</td>"
                         f"<td>{out}</td><td>{formula}</td></tr>")
-        tail = "" if self.error is None else \
-            f"<pre style='color:#c62828'>{html.escape(str(self.error))}</pre>"
+        tail = "" if self.error is None else f"<pre>{html.escape(str(self.error))}</pre>"
         return ("<table><tr><th>#</th><th>layer</th><th>input</th><th>output</th>"
                 "<th>formula</th></tr>" + "".join(rows) + "</table>" + tail)
 
 
-def _as_shapes(input_shape) -> list[tuple]:
+def check_model(model, where: str) -> None:
+    """Refuse what is not a built model: the class itself (``Net`` for ``Net()``), a function."""
+    from ..nn.module import Module  # nn is the floor below; loaded only when inspecting
+
+    if isinstance(model, Module):
+        return
+    if isinstance(model, type) and issubclass(model, Module):
+        raise ArgumentError(message(
+            f"got the class {model.__name__}, not a model built from it.", where=where,
+            hint=f"build it first: {where}({model.__name__}(), ...) (with its arguments)."))
+    raise ArgumentError(message(
+        f"needs a model (an nn.Module), got {type(model).__name__}.", where=where,
+        hint="wrap a function in a module, or pass the model you call: "
+        f"{where}(model, ...)."))
+
+
+def _as_shapes(input_shape, where="nb.infer_shapes") -> list[tuple]:
     """(10, 3, 16, 8) -> [(10, 3, 16, 8)];  [(4, 5), (4, 3)] -> two inputs."""
     if isinstance(input_shape, Tensor):
         return [input_shape.shape]
@@ -123,7 +138,7 @@ def _as_shapes(input_shape) -> list[tuple]:
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in items):
         raise InputError(message(
             f"input_shape must be a tuple of sizes like (10, 3, 16, 8), got {input_shape!r}.",
-            where="infer_shapes",
+            where=where,
             hint="give the full input shape including the batch dimension; for several "
             "inputs, a list of shapes."))
     return [tuple(int(s) for s in items)]
@@ -217,9 +232,17 @@ def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:
     allocated, so (1000, 3, 4096, 2048) costs as little as (1, 3, 8, 8); the
     model's parameters, buffers and training flag are left untouched.
     """
-    shapes = _as_shapes(input_shape)
+    return trace_shapes(model, input_shape, dtype, "nb.infer_shapes")
+
+
+def trace_shapes(model, input_shape, dtype, where: str) -> ShapeTrace:
+    """infer_shapes, with ``where`` naming the function the user called in messages."""
+    check_model(model, where)
+    shapes = _as_shapes(input_shape, where)
     if dtype is None:  # the model's own float dtype (a .double() model gets float64 inputs)
         dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
+    else:
+        dtype = dtypes.numpy_dtype(dtype, where)
     inputs = [meta_tensor(s, dtype) for s in shapes]
     tracer = _Tracer(model)
     error, output = None, None

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ShapeError, fmt_shape
 from .. import dtypes
-from .shapes import ShapeTrace, infer_shapes
+from .shapes import ShapeTrace, trace_shapes
 
 
 @dataclass(frozen=True)
@@ -88,18 +88,16 @@ class Summary:
         return f"<Summary of {self.model}: {len(self.rows)} rows, {self.total_params:,} params>"
 
     def _repr_html_(self):
+        """The table as plain HTML, indented by depth (colours belong to the widgets)."""
         head, body = self._table()
         th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
         trs = []
         for r, row in zip(self.rows, body):
-            style = " style='color:#c62828'" if r.output_shape is None else ""
-            cells = [f"<td style='padding-left:{0.3 + 1.2 * r.depth}em'>"
-                     f"<code>{html.escape(r.name)}</code></td>"]
+            cells = [f"<td>{'&nbsp;' * 2 * r.depth}<code>{html.escape(r.name)}</code></td>"]
             cells += [f"<td>{html.escape(c)}</td>" for c in row[1:]]
-            trs.append(f"<tr{style}>{''.join(cells)}</tr>")
+            trs.append(f"<tr>{''.join(cells)}</tr>")
         totals = "<br>".join(html.escape(t) for t in self._totals())
-        err = "" if self.error is None else \
-            f"<pre style='color:#c62828'>{html.escape(str(self.error))}</pre>"
+        err = "" if self.error is None else f"<pre>{html.escape(str(self.error))}</pre>"
         return (f"<div><b>{html.escape(self.model)}</b><table><tr>{th}</tr>{''.join(trs)}"
                 f"</table><p>{totals}</p>{err}</div>")
 
@@ -114,7 +112,7 @@ def _bytes(n: int) -> str:
 
 def summary(model, input_shape, dtype=None) -> Summary:
     """The per-layer table of ``model`` on ``input_shape``, computed without data."""
-    trace = infer_shapes(model, input_shape, dtype=dtype)
+    trace = trace_shapes(model, input_shape, dtype, "nb.summary")
     modules = {path: m for path, m in model.named_modules(remove_duplicate=False)}
     seen: set[int] = set()
     rows = []

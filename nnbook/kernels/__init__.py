@@ -22,7 +22,7 @@ from .threads import get_num_threads, set_num_threads
 # Each kernel module is imported (and registers its kernels) when the first op of its
 # reference module is built, so that `import nnbook` stays light.
 kernel_modules.update({f"nnbook.ops.{family}": f"nnbook.kernels.{kernels}" for family, kernels in
-                       (("conv", "conv"), ("pool", "pool"), ("nnops", "norm"),
+                       (("conv", "conv"), ("pool", "pool"), ("norm", "norm"),
                         ("elementwise", "elementwise"))})
 
 __all__ = ["get_num_threads", "release_scratch", "set_num_threads"]

@@ -20,15 +20,16 @@ class ReluKernel(Relu):
         mask, out = np.empty(x.shape, dtype=bool), np.empty_like(x)
 
         def part(rows):  # a chunk of rows at a time
-            np.greater(x[rows], 0, out=mask[rows])
-            np.maximum(x[rows], 0, out=out[rows])  # 0 (not -0.0) for negatives; NaN stays
+            np.less_equal(x[rows], 0, out=mask[rows])
+            np.logical_not(mask[rows], out=mask[rows])  # open: not x <= 0 (NaN too, as PyTorch)
+            np.maximum(0, x[rows], out=out[rows])  # 0.0 for negatives; -0.0, NaN stay (PyTorch)
 
         over_rows(part, x)
         self.mask = mask
         return out
 
-    def backward(self, grad_out):  # y = max(x, 0);  dy/dx = 1 if x > 0 else 0
-        mask, grad_x = self.mask, np.empty_like(grad_out)
-        over_rows(lambda rows: np.multiply(grad_out[rows], mask[rows], out=grad_x[rows]),
+    def backward(self, grad_out):  # y = max(x, 0);  dy/dx = 0 if x <= 0 else 1
+        mask, grad_x = self.mask, np.zeros_like(grad_out)  # 0 where closed, even for NaN
+        over_rows(lambda rows: np.copyto(grad_x[rows], grad_out[rows], where=mask[rows]),
                   grad_out)
         return (grad_x,)

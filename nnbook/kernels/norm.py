@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops.base import register_kernel
-from ..ops.nnops import BatchNorm
+from ..ops.norm import BatchNorm
 from .scratch import scratch
 from .threads import over_blocks
 
@@ -55,7 +55,8 @@ class BatchNormKernel(BatchNorm):
 
             _over_samples(squares, x3)
             var = sums.sum(axis=0) / self.count
-            self._update_running(mean, var)
+            if self.running_mean is not None:
+                self.running_update = self.updated_running_stats(mean, var)
         else:
             mean = self.running_mean.astype(dtype, copy=False)
             var = self.running_var.astype(dtype, copy=False)

@@ -10,21 +10,26 @@ Inputs that may need a gradient must be nnbook Tensors.  Data that never does
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, current_layer, fmt_shape, message
-from ..ops import nnops
+from ..errors import DTypeError, InputError, ShapeError, current_layer, fmt_shape, message, \
+    warn_from_user_code
+from ..ops.base import channels_hint
+from ..ops.dropout import Dropout
+from ..ops.explog import Softplus
 from ..ops.linalg import Linear
+from ..ops.losses import CrossEntropy, MseLoss, NllLoss
+from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
+from ..ops.softmax import LogSoftmax, Softmax
 from ..random import numpy_generator
 from ..tensor import Tensor, _wrap, apply
 
 __all__ = [
     "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
-    "mse_loss", "dropout", "pad",
+    "mse_loss", "dropout", "pad", "softplus",
 ]
 
 
@@ -69,15 +74,21 @@ def _array(fn: str, name: str, value):
     return _data(fn, name, value)._array
 
 
-def _reduction(fn: str, size_average, reduce, reduction: str) -> str:
-    """PyTorch's deprecated size_average/reduce, turned into ``reduction`` the same way."""
+class LegacyReductionWarning(UserWarning):
+    """size_average / reduce were given (deprecated in PyTorch too)."""
+
+
+def legacy_reduction(where: str, size_average, reduce, reduction: str) -> str:
+    """``reduction``, or what PyTorch's deprecated size_average/reduce flags mean, with a
+    warning (the one place they are read, for the loss functions and the loss layers)."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     new = "none" if not reduce else ("mean" if size_average else "sum")
-    warnings.warn(f"F.{fn}: size_average and reduce are deprecated (in PyTorch too); "
-                  f"use reduction='{new}'.", UserWarning, stacklevel=3)
+    warn_from_user_code(LegacyReductionWarning(message(
+        "size_average and reduce are deprecated (in PyTorch too).", where=where,
+        hint=f"use reduction={new!r}.", line=False)))
     return new
 
 
@@ -100,7 +111,22 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensors = [_tensor("conv2d", "input", input), _tensor("conv2d", "weight", weight)]
     if bias is not None:
         tensors.append(_tensor("conv2d", "bias", bias))
+    _check_layout(tensors[0], tensors[1], groups)
     return apply(Conv2d(stride, padding, dilation, groups), *tensors)
+
+
+def _check_layout(input, weight, groups):
+    """Images in another layout than (N, C, H, W) (channels last, say) get a hint that
+    says how to reorder them, before the convolution's own check of the channels."""
+    if input.ndim not in (3, 4) or weight.ndim != 4 or not isinstance(groups, int):
+        return
+    channels = weight.shape[1] * groups
+    hint = channels_hint(input.shape, channels, "conv2d")
+    if hint is not None:
+        _fail("conv2d", f"expects input with {channels} channels in dimension "
+              f"{input.ndim - 3}, got {input.shape[-3]}.",
+              values=f"input {fmt_shape(input.shape)}   weight {fmt_shape(weight.shape)}   "
+              f"groups={groups}", hint=hint, cls=ShapeError)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -152,13 +178,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def batch_norm_counted(input, running_mean, running_var, weight=None, bias=None,
                        training=False, momentum=0.1, eps=1e-5, num_batches_tracked=None):
     """batch_norm that also counts training batches in ``num_batches_tracked`` (a 0-d
-    int tensor), inside the op, as BatchNorm layers need (momentum=None uses the count)."""
+    int tensor), as BatchNorm layers need (momentum=None uses the count)."""
     fn = "batch_norm"
     input = _tensor(fn, "input", input)
-    op = nnops.BatchNorm(training, momentum, eps,
-                         _array(fn, "running_mean", running_mean),
-                         _array(fn, "running_var", running_var),
-                         _array(fn, "num_batches_tracked", num_batches_tracked))
+    op = BatchNorm(training, momentum, eps, _array(fn, "running_mean", running_mean),
+                   _array(fn, "running_var", running_var),
+                   _array(fn, "num_batches_tracked", num_batches_tracked))
     tensors = [input]
     if weight is not None or bias is not None:
         # bias without weight: a constant weight of ones (no gradient) takes its place
@@ -166,7 +191,27 @@ def batch_norm_counted(input, running_mean, running_var, weight=None, bias=None,
                        else _wrap(np.ones(input.shape[1:2], dtype=input._array.dtype)))
     if bias is not None:
         tensors.append(_tensor(fn, "bias", bias))
-    return apply(op, *tensors)
+    out = apply(op, *tensors)
+    if op.running_update is not None:  # a training forward ran (not a shape-only pass)
+        new_mean, new_var = op.running_update
+        _write_statistic(running_mean, new_mean)
+        _write_statistic(running_var, new_var)
+        if num_batches_tracked is not None:
+            _write_statistic(num_batches_tracked, np.asarray(num_batches_tracked) + 1)
+    return out
+
+
+def _write_statistic(buffer, value) -> None:
+    """Store a running statistic in place, after the op succeeded.
+
+    A Tensor's value goes in through ``Tensor._store``, the last step of every
+    in-place write: its version counter moves (a graph that saved the buffer notices),
+    and a recording does not list the bookkeeping as ops of the model.
+    """
+    if isinstance(buffer, Tensor):
+        buffer._store(_wrap(np.asarray(value)), "batch_norm")
+    else:
+        buffer[...] = value
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -176,7 +221,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     returned value.
     """
     input = _tensor("dropout", "input", input)
-    return apply(nnops.Dropout(numpy_generator(), p, training), input)
+    return apply(Dropout(numpy_generator(), p, training), input)
 
 
 # ---------------------------------------------------------------------------
@@ -196,6 +241,11 @@ def tanh(input):
     return _tensor("tanh", "input", input).tanh()
 
 
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, a smooth relu; x itself where beta x > threshold."""
+    return apply(Softplus(beta, threshold), _tensor("softplus", "input", input)._floating())
+
+
 def _softmax_like(fn, op_class, input, dim, dtype):
     input = _tensor(fn, "input", input)
     if dim is None:
@@ -210,12 +260,12 @@ def _softmax_like(fn, op_class, input, dim, dtype):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim`` (``_stacklevel`` only lines arguments up with PyTorch)."""
-    return _softmax_like("softmax", nnops.Softmax, input, dim, dtype)
+    return _softmax_like("softmax", Softmax, input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """x - logsumexp(x) along ``dim``: log-probabilities, computed stably."""
-    return _softmax_like("log_softmax", nnops.LogSoftmax, input, dim, dtype)
+    return _softmax_like("log_softmax", LogSoftmax, input, dim, dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -229,8 +279,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     ``input`` holds log-probabilities (N, C) or (N, C, d1, ...); ``target`` class indices.
     """
     fn = "nll_loss"
-    op = nnops.NllLoss(_array(fn, "weight", weight), ignore_index,
-                       _reduction(fn, size_average, reduce, reduction))
+    op = NllLoss(_array(fn, "weight", weight), ignore_index,
+                 legacy_reduction(f"F.{fn}", size_average, reduce, reduction))
     return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
 
 
@@ -241,15 +291,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     ``target`` holds class indices, or class probabilities with the input's shape.
     """
     fn = "cross_entropy"
-    op = nnops.CrossEntropy(_array(fn, "weight", weight), ignore_index,
-                            _reduction(fn, size_average, reduce, reduction), label_smoothing)
+    op = CrossEntropy(_array(fn, "weight", weight), ignore_index,
+                      legacy_reduction(f"F.{fn}", size_average, reduce, reduction),
+                      label_smoothing)
     return apply(op, _tensor(fn, "input", input), _data(fn, "target", target))
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """mean((input - target)**2); shapes must match (nnbook refuses to broadcast)."""
     fn = "mse_loss"
-    op = nnops.MseLoss(_reduction(fn, size_average, reduce, reduction))
+    op = MseLoss(legacy_reduction(f"F.{fn}", size_average, reduce, reduction))
     tensors = [_tensor(fn, "input", input), _data(fn, "target", target)]
     if weight is not None:
         tensors.append(_data(fn, "weight", weight))

@@ -1,8 +1,8 @@
 """Which modules are running, and the guard against building layers inside ``forward``.
 
-Seed 000: a ``Conv2d`` built inside ``construct()`` got new weights with no
-distinct name on every call; the optimizer never saw them, and the framework
-even handed the second conv the first one's cached weight.  In nnbook, building
+The layer built in forward: a ``Conv2d`` built inside ``construct()`` got new
+weights with no distinct name on every call; the optimizer never saw them, and the
+framework even handed the second conv the first one's cached weight.  In nnbook, building
 a Module or a Parameter while any module's forward runs stops at once with an
 error that says where, why, and how to fix it (build in ``__init__``).
 
@@ -51,9 +51,6 @@ class allow_build_in_forward(contextlib.ContextDecorator):
         return False
 
 
-describe_layer = layer_name  # 'features.2 (Conv2d)', or just 'Net' for the outermost module
-
-
 def building_forbidden() -> bool:
     return bool(context.module_stack) and not _allowed
 
@@ -64,7 +61,7 @@ def check_build(what: str, example: str, noun: str = "layer") -> None:
     if not context.module_stack or _allowed:
         return
     path, module = context.module_stack[-1]
-    owner = describe_layer(path, type(module).__name__)
+    owner = layer_name(path, module)
     raise BuildInForwardError(message(
         f"{what} was built while {type(module).__name__}.forward() was running.",
         where=owner,

@@ -17,7 +17,7 @@ from ..tensor import _wrap
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-def _as_array(key: str, value) -> np.ndarray:
+def _as_array(key: str, value, where: str) -> np.ndarray:
     try:
         array = np.asarray(value)  # a Tensor gives its array without a copy
     except Exception:  # numpy refuses some objects outright
@@ -25,7 +25,7 @@ def _as_array(key: str, value) -> np.ndarray:
     if array.dtype.kind not in "fiub":
         raise CheckpointError(message(
             f"the value for '{key}' is not numeric (numpy sees dtype {array.dtype}).",
-            where="load_state_dict", values=f"{key}: {type(value).__name__}",
+            where=where, values=f"{key}: {type(value).__name__}",
             hint="a state dict maps each path to a Tensor or a numeric numpy array, as "
             "model.state_dict() and nb.load() give."))
     return array
@@ -34,6 +34,16 @@ def _as_array(key: str, value) -> np.ndarray:
 def _close(name: str, candidates) -> str:
     close = _close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _nested_hint(given: dict, own) -> str | None:
+    """A training checkpoint ({'model': state dict, 'optimizer': ..., 'epoch': 3}) given
+    whole: point at the part that is the model's."""
+    for key, value in given.items():
+        if hasattr(value, "items") and set(own) <= {str(k) for k in value}:
+            return (f"the checkpoint holds a state dict under {key!r}: load "
+                    f"checkpoint[{key!r}], i.e. model.load_state_dict(checkpoint[{key!r}]).")
+    return None
 
 
 def _prefix_hint(missing: list, unexpected: list) -> str | None:
@@ -73,7 +83,7 @@ def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
     for key, target in own.items():
         if key not in given:
             continue
-        array = _as_array(key, given[key])
+        array = _as_array(key, given[key], f"{type(module).__name__}.load_state_dict")
         if array.shape != target.shape:
             mismatched.append(f"{key}: the checkpoint has {fmt_shape(array.shape)}, "
                               f"the model {fmt_shape(target.shape)}")
@@ -92,7 +102,7 @@ def check_and_load(module, state_dict, strict: bool = True) -> IncompatibleKeys:
                   ((missing, "missing"), (unexpected, "unexpected"), (mismatched,
                                                                       "of the wrong shape"))
                   if x and (strict or what.startswith("of"))]
-        hint = _prefix_hint(missing, unexpected) or (
+        hint = _nested_hint(given, own) or _prefix_hint(missing, unexpected) or (
             "the checkpoint was saved from a different architecture; build the same model "
             "(same layers, sizes and order) before loading" + (
                 "" if mismatched else ", or pass strict=False to load only the keys that "

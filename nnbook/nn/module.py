@@ -3,27 +3,33 @@
 Assigning a Parameter, a Module or a buffer to an attribute registers it, so a
 model can list what it holds by dotted path (``block.conv2.weight``; items of
 a Sequential by index, ``features.0.weight``).  Paths are joined in one place,
-:func:`~nnbook.nn.parameter.join_path`, and every message naming a layer uses
-it.  Calling a module runs ``forward`` with its path on the module stack, so an
-error deep inside an op can say ``features.2 (Conv2d), in conv2d: ...``.
+:func:`~nnbook.nn.parameter.join_path`, and every message naming a layer writes
+it with :func:`nnbook.context.layer_name`.  Calling a module runs ``forward``
+with its path on the module stack, so an error deep inside an op can say
+``features.2 (Conv2d), in conv2d: ...``.
 """
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 
 import numpy as np
 
-from .. import context
-from ..errors import DTypeError, InputError, NnbookError, message, warn_from_user_code
+from .. import context, dtypes
+from ..context import layer_name
+from ..device import check_device
+from ..device import device as device_type
+from ..errors import (ArgumentError, DTypeError, InputError, NnbookError, message,
+                      warn_from_user_code)
 from ..autograd.custom import check_bprop_signature, run_bprop
 from ..tensor import Tensor, _wrap
 from . import guard
-from .guard import describe_layer
 from .loading import IncompatibleKeys, check_and_load  # noqa: F401 (re-exported)
-from .parameter import Parameter, join_path
+from .parameter import Parameter, join_path, note_used
 
 _REGISTRIES = ("_parameters", "_buffers", "_modules")
+# What Module.__init__ makes; a method that finds them missing means super().__init__()
+# was never called.
+_INTERNALS = frozenset(_REGISTRIES + ("_non_persistent", "_call_names", "training"))
 
 
 class ModuleAttributeError(NnbookError, AttributeError):
@@ -44,8 +50,9 @@ class Module:
     """
 
     def __new__(cls, *args, **kwargs):
-        # The guard of seed 000 lives here, where the constructor's arguments are
-        # still at hand to show, and before __init__ allocates any weights.
+        # The guard against the layer built in forward lives here, where the
+        # constructor's arguments are still at hand to show, and before __init__
+        # allocates any weights.
         if guard.building_forbidden():
             call = guard.describe_call(cls, args, kwargs)
             guard.check_build(call, f"self.{cls.__name__.lower()} = {call}")
@@ -58,8 +65,8 @@ class Module:
         d["_buffers"] = {}
         d["_non_persistent"] = set()
         d["_modules"] = {}
-        d["_parents"] = []     # [(weakref to a parent Module, attribute name)]
         d["_call_names"] = {}  # id(descendant) -> its name here, for call-time paths
+        note_used(self)        # alive, and a candidate outermost model (nn/parameter.py)
 
     # ------------------------------------------------------------------ calling
     def forward(self, *args, **kwargs):
@@ -74,13 +81,23 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         stack = context.module_stack
-        path = self._path_in(stack[-1]) if stack else ""  # '' for the outermost model
+        if stack:
+            path = self._path_in(stack[-1])
+        else:  # the outermost model: it names its parameters in messages from now on
+            if "_modules" not in self.__dict__:  # (a layer inside one was checked when assigned)
+                _raise_not_initialised(self, "calling it")
+            path = ""
+            note_used(self)
         stack.append((path, self))
         try:
             if context.observers:
                 return self._call_watched(path, args, kwargs)
             return self._call_with_bprop(args, kwargs) if self._has_bprop else \
                 self.forward(*args, **kwargs)
+        except TypeError as err:
+            if err.__traceback__.tb_next is None:  # raised by the call itself, not in forward
+                _check_call(self, path, args, kwargs)
+            raise
         finally:
             stack.pop()
 
@@ -92,8 +109,13 @@ class Module:
     def _call_watched(self, path, args, kwargs):
         for observer in list(context.observers):
             observer.module_started(self, path, args)
-        out = self._call_with_bprop(args, kwargs) if self._has_bprop else \
-            self.forward(*args, **kwargs)
+        try:
+            out = self._call_with_bprop(args, kwargs) if self._has_bprop else \
+                self.forward(*args, **kwargs)
+        except TypeError as err:
+            if err.__traceback__.tb_next is None:  # raised by the call itself, not in forward
+                _check_call(self, path, args, kwargs)
+            raise
         for observer in list(context.observers):
             observer.module_ended(self, path, args, out)
         return out
@@ -129,6 +151,13 @@ class Module:
             name = f"<unregistered {type(module).__name__}>"
         names[id(module)] = name
         return name
+
+    def _registry(self, kind: str) -> dict:
+        """``_parameters``, ``_buffers`` or ``_modules``; missing if __init__ was skipped."""
+        registry = self.__dict__.get(kind)
+        if registry is None:
+            _raise_not_initialised(self, "using it as a module")
+        return registry
 
     def _resolve(self, name: str):
         if "." not in name:
@@ -170,24 +199,21 @@ class Module:
             object.__setattr__(self, name, value)
 
     def _register(self, kind: str, name: str, value) -> None:
-        """Put ``value`` under ``name`` in registry ``kind``, keeping parent links right."""
+        """Put ``value`` under ``name`` in registry ``kind`` (and in no other registry)."""
         d = self.__dict__
         for other in _REGISTRIES:
-            old = d[other].pop(name, None) if other != kind else d[kind].get(name)
-            if old is not None and other != "_buffers":
-                _unlink(old, self, name)
+            if other != kind:
+                d[other].pop(name, None)
         if kind == "_modules" and value is not None:
-            if "_parents" not in value.__dict__:
+            if "_modules" not in value.__dict__:
                 raise ModuleAttributeError(message(
                     f"the {type(value).__name__} assigned to self.{name} was never "
                     "initialised: its __init__ did not call super().__init__().",
-                    where=describe_layer("", type(self).__name__),
+                    where=layer_name("", self),
                     hint=f"add super().__init__() as the first line of "
                     f"{type(value).__name__}.__init__."))
         d[kind][name] = value
         d[name] = value  # plain attribute lookup finds it without __getattr__ (fast)
-        if kind != "_buffers" and value is not None:
-            value.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
         d["_call_names"].clear()
         if kind != "_buffers":
             d["_non_persistent"].discard(name)
@@ -224,6 +250,8 @@ class Module:
         if name.startswith("__") or name.startswith("_repr_") or name.startswith("_ipython"):
             raise AttributeError(f"'{cls}' object has no attribute '{name}'")
         if "_parameters" not in d:
+            if name in _INTERNALS:  # Module's own methods reading what __init__ makes
+                _raise_not_initialised(self, "using it as a module")
             raise ModuleAttributeError(message(
                 f"{cls} has no attribute '{name}' because {cls}.__init__ did not call "
                 "super().__init__().",
@@ -233,7 +261,7 @@ class Module:
                 return d[kind][name]
         known = [n for n in list(d) + dir(type(self)) if not n.startswith("_")]
         close = _close_matches(name, known, n=3, cutoff=0.6)
-        layers = ", ".join(describe_layer(n, type(m).__name__)
+        layers = ", ".join(layer_name(n, m)
                            for n, m in d["_modules"].items() if m is not None)
         raise ModuleAttributeError(message(
             f"this module has no attribute '{name}'.",
@@ -248,28 +276,22 @@ class Module:
         d = self.__dict__
         for kind in _REGISTRIES:
             if name in d.get(kind, ()):
-                old = d[kind].pop(name)
+                d[kind].pop(name)
                 d.pop(name, None)
-                if old is not None and kind != "_buffers":
-                    _unlink(old, self, name)
                 d["_call_names"].clear()
                 return
         object.__delattr__(self, name)
 
     def __setstate__(self, state):
-        # copy.deepcopy: the copy's parents and children are new objects, so the
-        # parent links are rebuilt here rather than copied.
+        # copy.deepcopy: a new module, alive, that __init__ never saw
         self.__dict__.update(state)
-        self.__dict__["_parents"] = []
         self.__dict__["_call_names"] = {}
-        for kind in ("_parameters", "_modules"):
-            for name, obj in state[kind].items():
-                if obj is not None:
-                    obj.__dict__.setdefault("_parents", []).append((weakref.ref(self), name))
+        note_used(self)
 
     # ----------------------------------------------------------------- walking
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
         """(path, module) for this module and every descendant, each module once."""
+        children = self._modules  # (before anything is yielded: an uninitialised module fails)
         if memo is None:
             memo = set()
         if remove_duplicate:
@@ -277,7 +299,7 @@ class Module:
                 return
             memo.add(id(self))
         yield prefix, self
-        for name, module in self._modules.items():
+        for name, module in children.items():
             if module is not None:
                 yield from module.named_modules(memo, join_path(prefix, name), remove_duplicate)
 
@@ -301,7 +323,7 @@ class Module:
         modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
             if recurse else [(prefix, self)]
         for module_path, module in modules:
-            for name, value in module.__dict__[kind].items():
+            for name, value in module._registry(kind).items():
                 if value is None or (remove_duplicate and id(value) in seen):
                     continue
                 seen.add(id(value))
@@ -370,27 +392,33 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype=None, *args, **kwargs) -> Module:
-        """Convert floating point parameters and buffers to ``dtype``, in place.
-
-        ``'cpu'`` is accepted and changes nothing: nnbook runs on the CPU only.
+    def to(self, *args, **kwargs) -> Module:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (also as
+        ``device=``, ``dtype=``; ``non_blocking=`` is accepted): floating point parameters
+        and buffers converted in place.  Only the CPU is a device here.
         """
-        dtype = kwargs.pop("dtype", dtype)
-        if isinstance(dtype, str) and dtype.split(":")[0] in ("cpu", "cuda", "mps"):
-            if not dtype.startswith("cpu"):
-                raise InputError(message(
-                    f"nnbook runs on the CPU only; got device '{dtype}'.",
-                    where=f"{type(self).__name__}.to", hint="leave the model on the CPU: "
-                    "drop the .to(device) call, or use .to('cpu')."))
-            dtype = args[0] if args else None
+        where = f"{type(self).__name__}.to"
+        dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, bool):  # PyTorch's positional non_blocking
+                continue
+            elif isinstance(a, (str, int, device_type)):
+                device = a
+            else:
+                dtype = a
+        check_device(device, where)
         if dtype is None:
             return self
-        dtype = np.dtype(dtype)
+        dtype = dtypes.numpy_dtype(dtype, where)
         if dtype.kind != "f":
             raise DTypeError(message(
-                f"a model's parameters must stay floating point; got dtype {dtype}.",
-                where=f"{type(self).__name__}.to", hint="use nb.float32 or nb.float64."))
-        for module in self.modules():
+                f"a model's parameters must stay floating point; got dtype {dtypes.of_numpy(dtype).name}.",
+                where=where, hint="use nb.float32 or nb.float64."))
+        for module in self.modules():  # (fails before the first change without __init__)
             for value in list(module._parameters.values()) + list(module._buffers.values()):
                 if value is not None and value.dtype.kind == "f":
                     value.data = value._array.astype(dtype)
@@ -398,11 +426,24 @@ class Module:
                         value.grad = _wrap(value.grad._array.astype(dtype))
         return self
 
+    def cpu(self) -> Module:
+        """The model itself: nnbook runs on the CPU only."""
+        self._registry("_parameters")  # as every method, refused without super().__init__()
+        return self
+
+    def cuda(self, device=None) -> Module:
+        """Refused with the portable line to write: nnbook runs on the CPU only."""
+        check_device("cuda" if device is None else device, f"{type(self).__name__}.cuda")
+        return self
+
     def float(self) -> Module:
         return self.to(np.float32)
 
     def double(self) -> Module:
         return self.to(np.float64)
+
+    def half(self) -> Module:
+        return self.to(np.float16)
 
     # -------------------------------------------------------------- state dicts
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
@@ -419,7 +460,7 @@ class Module:
 
     def _collect_state(self, destination, path: str, keep_vars: bool) -> None:
         d = self.__dict__
-        for name, param in d["_parameters"].items():
+        for name, param in self._registry("_parameters").items():
             if param is not None:
                 destination[join_path(path, name)] = param if keep_vars else param.detach()
         for name, buf in d["_buffers"].items():
@@ -457,12 +498,6 @@ class Module:
 
 # -- helpers for the registry ---------------------------------------------------------
 
-def _unlink(obj, parent: Module, name: str) -> None:
-    links = obj.__dict__.get("_parents")
-    if links:
-        links[:] = [(ref, n) for ref, n in links if not (ref() is parent and n == name)]
-
-
 def _check_name(module: Module, name, method: str, kind: str) -> None:
     cls = type(module).__name__
     if not isinstance(name, str) or not name or "." in name or "/" in name:
@@ -477,6 +512,59 @@ def _check_name(module: Module, name, method: str, kind: str) -> None:
         raise ModuleAttributeError(message(
             f"{method}(): {cls} already has an attribute '{name}'.",
             where=cls, hint="choose another name."))
+
+
+def _raise_not_initialised(module: Module, action: str) -> None:
+    cls = type(module).__name__
+    raise ModuleAttributeError(message(
+        f"{cls} was never set up as a module: {cls}.__init__ did not call "
+        f"super().__init__(), so {action} cannot work (it has no registry of layers, "
+        "parameters and buffers).",
+        where=cls, hint=f"add super().__init__() as the first line of {cls}.__init__, "
+        "before assigning layers or parameters."))
+
+
+def _check_call(module: Module, path: str, args, kwargs) -> None:
+    """Raise an ArgumentError if ``module(*args, **kwargs)`` does not fit its forward's
+    signature (the TypeError came from the call itself); return if it does fit."""
+    import inspect  # only on this error path
+
+    try:
+        signature = inspect.signature(module.forward)
+        signature.bind(*args, **kwargs)
+        return
+    except ValueError:  # no signature to read (a builtin): keep Python's error
+        return
+    except TypeError as err:
+        problem = str(err)
+    cls = type(module).__name__
+    names = [p.name for p in signature.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in signature.parameters.values()
+                if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                                                       p.POSITIONAL_OR_KEYWORD)]
+    given = [_count(len(args), "input")]
+    if kwargs:
+        given.append(f"keyword argument(s) {', '.join(kwargs)}")
+    takes = _count(len(names), "input") + (f" ({', '.join(names)})" if names else "")
+    name = path.rsplit(".", 1)[-1] if path else "model"
+    call = f"{'self.' if path and name.isidentifier() else ''}{name}"
+    if not path and len(args) > len(names) == 1:
+        hint = ("pass the model only its input; a target goes to the loss: "
+                f"loss = loss_fn(model({names[0]}), target).")
+    elif kwargs and "unexpected keyword" in problem:
+        hint = (f"forward has no parameter {problem.rsplit(' ', 1)[-1]}; call it as "
+                f"{call}({', '.join(names)}).")
+    else:
+        hint = f"call it with the inputs forward names: {call}({', '.join(required or names)})."
+    raise ArgumentError(message(
+        f"was called with {' and '.join(given)}, but {cls}.forward{signature} takes "
+        f"{takes}.", where=layer_name(path, module), values=f"Python: {problem}",
+        hint=hint)) from None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _raise_before_init(module: Module, action: str) -> None:

@@ -1,14 +1,21 @@
-"""Parameter: a tensor a Module learns, which knows where it is registered.
+"""Parameter: a tensor a Module learns, and how a tensor or a layer finds its dotted name.
 
-A Parameter is a leaf Tensor with ``requires_grad=True`` by default.  When it
-is assigned as a Module attribute the module records itself as a parent (a
-weak reference and the attribute name), and every module records its parents
-the same way.  ``param.paths`` follows those links up to the outermost models
-that are still alive and names the parameter from there, so the name is right
-for whatever model the user built around it (``block.conv2.weight``), and a
-parameter shared by two layers knows both of its names.
+Names are made top-down, as in PyTorch: ``model.named_parameters()`` walks from the
+model down and joins attribute names with :func:`join_path` (``block.conv2.weight``).
+A message about one parameter (the optimizer's "got no gradient", a tensor changed
+before backward) has no model in hand, so nnbook keeps a weak list of the modules
+that are alive.  The *outermost models* are the live modules that no other live
+module holds; ``param.path`` walks them top-down and names the parameter from there,
+so the name is right for whatever model the user built around it, and a parameter
+shared by two layers knows both of its names (``param.paths``).
+
+When one tensor lives in several models, the most recently used model names it
+first: the one most recently called as the outermost model, or else built.
 """
 from __future__ import annotations
+
+import itertools
+import weakref
 
 import numpy as np
 
@@ -24,76 +31,64 @@ def join_path(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def paths_of(obj) -> list[str]:
-    """Every full dotted path of a Module or Parameter, from each live outermost model.
+# ---------------------------------------------------------------------------
+# The live modules, and the outermost ones among them
+# ---------------------------------------------------------------------------
+_live = weakref.WeakValueDictionary()   # id(module) -> every Module still alive
+_clock = itertools.count()              # when each module was last built or called
 
-    The order is the order of ``state_dict()``, so the first path is the name
-    ``named_parameters()`` gives.  A module nobody holds is its own outermost
-    model (path ''); a parameter in no module has no path at all.
+
+def note_used(module) -> None:
+    """Remember ``module`` as alive and as used just now (built, copied, or called as the
+    outermost model); among several outermost models, the most recent names first."""
+    _live[id(module)] = module
+    module.__dict__["_last_used"] = next(_clock)
+
+
+def locations(obj) -> list[tuple]:
+    """(outermost model, dotted path) for every place ``obj`` is registered.
+
+    ``obj`` is a Parameter or a Module.  Models come most recently used first; within
+    one model the paths come in ``state_dict()`` order, so the first is the name
+    ``named_parameters()`` gives.  An outermost model is at path '' of itself.
     """
-    ancestors, roots = _ancestors(obj)
-    if not ancestors:
-        return [] if isinstance(obj, Parameter) else [""]
-    out = []
+    live = list(_live.values())
+    held = {id(child) for module in live
+            for child in module.__dict__.get("_modules", {}).values() if child is not None}
+    roots = sorted((m for m in live if id(m) not in held),
+                   key=lambda m: m.__dict__["_last_used"], reverse=True)
+    found = []
     for root in roots:
-        _walk(root, "", obj, ancestors, out, set())
-    return out
+        if root is obj:
+            found.append((root, ""))
+        elif isinstance(obj, Parameter):
+            found += [(root, path) for path, p in root.named_parameters(remove_duplicate=False)
+                      if p is obj]
+        else:
+            found += [(root, path) for path, m in root.named_modules(remove_duplicate=False)
+                      if m is obj and path]
+    return found
+
+
+def paths_of(obj) -> list[str]:
+    """Every full dotted path of a Module or Parameter, from each live outermost model."""
+    return [path for _, path in locations(obj)]
 
 
 def outermost_models(objs) -> list:
     """The live outermost modules holding any of ``objs`` (Parameters or Modules), once each."""
     seen, out = set(), []
     for obj in objs:
-        for root in _ancestors(obj)[1]:
-            if id(root) not in seen:
-                seen.add(id(root))
-                out.append(root)
+        for model, _ in locations(obj):
+            if id(model) not in seen:
+                seen.add(id(model))
+                out.append(model)
     return out
 
 
-def _ancestors(obj):
-    """(ids of every module holding ``obj`` directly or not, the outermost ones in order)."""
-    ancestors, roots = {}, []
-    stack = [obj]
-    while stack:
-        item = stack.pop()
-        live = False
-        for ref, name in item.__dict__.get("_parents", ()):
-            parent = ref()
-            if parent is None or not _still_holds(parent, name, item):
-                continue
-            live = True
-            if id(parent) not in ancestors:
-                ancestors[id(parent)] = parent
-                stack.append(parent)
-        if not live and item is not obj:
-            roots.append(item)
-    return ancestors, roots
-
-
-def _walk(module, prefix, target, ancestors, out, visiting):
-    """Collect the paths of ``target`` below ``module``, descending only into its ancestors."""
-    if id(module) in visiting:  # a module that contains itself: stop
-        return
-    visiting.add(id(module))
-    for name, param in module.__dict__["_parameters"].items():
-        if param is target:
-            out.append(join_path(prefix, name))
-    for name, child in module.__dict__["_modules"].items():
-        if child is target:
-            out.append(join_path(prefix, name))
-        elif child is not None and id(child) in ancestors:
-            _walk(child, join_path(prefix, name), target, ancestors, out, visiting)
-    visiting.discard(id(module))
-
-
-def _still_holds(module, name: str, obj) -> bool:
-    registry = module.__dict__
-    for kind in ("_parameters", "_modules"):
-        if registry.get(kind, {}).get(name) is obj:
-            return True
-    return False
-
+# ---------------------------------------------------------------------------
+# Parameter
+# ---------------------------------------------------------------------------
 
 class Parameter(Tensor):
     """A tensor that is a learnable part of a Module (PyTorch's ``nn.Parameter``).
@@ -122,8 +117,7 @@ class Parameter(Tensor):
         self._array, self.grad, self.grad_fn = array, None, None
         self._requires_grad, self._counter, self._view = False, counter, None
         if requires_grad:
-            self.requires_grad_(True)
-        self._parents = []  # [(weakref to a Module, attribute name)]
+            self._set_requires_grad(True, "nb.nn.Parameter")
 
     @property
     def paths(self) -> list[str]:

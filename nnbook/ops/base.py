@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import numbers
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -75,6 +76,12 @@ def register_kernel(reference):
         if not issubclass(kernel, reference):
             raise TypeError(f"{kernel.__name__} must subclass {reference.__name__}")
         _kernels[reference] = kernel
+
+        def build(cls, *args, **kwargs):  # Op(...) gives the kernel unless reference_ops()
+            if cls is reference and context.kernels_enabled:
+                cls = kernel
+            return object.__new__(cls)
+        reference.__new__ = build
         return kernel
     return register
 
@@ -133,8 +140,7 @@ class Op(ABC):
 
     @property
     def where(self) -> str:
-        """Where a message from this op says it comes from: 'conv2d' or
-        'features.0 (Conv2d), in conv2d'."""
+        """Where messages about this op happen: 'features.2 (Conv2d), in conv2d'."""
         layer = context.current_layer()
         return f"{layer}, in {self.name}" if layer else self.name
 
@@ -164,6 +170,8 @@ def _reference_of(cls):
 
 @functools.lru_cache(maxsize=None)
 def _forward_names(cls) -> tuple:
+    import inspect  # only when a picture asks (importing it costs more than the ops)
+
     params = list(inspect.signature(cls.forward).parameters.values())[1:]
     return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                       p.POSITIONAL_OR_KEYWORD))
@@ -175,6 +183,20 @@ def _forward_names(cls) -> tuple:
 
 def is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def quiet(method):
+    """Run ``method`` without numpy's warnings about inf and NaN (exp(1000), 0 * inf, 1 / 0).
+
+    PyTorch makes those values silently, and so do the ops that can meet them. (As a
+    decorator np.errstate costs about half a microsecond a call; as a ``with`` block, 5.)
+    """
+    return np.errstate(all="ignore")(method)
+
+
+def is_real(v) -> bool:
+    """A real number (int or float of any kind), but not a bool."""
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
 def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
@@ -195,8 +217,9 @@ def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
         return result
     wanted = ("an int or a pair of ints (h, w)" if minimum is None
               else f"an int >= {minimum} or a pair (h, w) of them")
+    example = 3 if name == "kernel_size" else 2
     raise InputError(message(f"{name} must be {wanted}, got {value!r}.", where=where,
-                             hint=f"e.g. {name}=2 or {name}=(2, 1)."))
+                             hint=f"e.g. {name}={example} or {name}=({example}, 1)."))
 
 
 def fmt_pair(name: str, value) -> str:
@@ -238,6 +261,28 @@ def check_ndim(op: Op, x, allowed, what="input", layout=None):
     )
 
 
+def channels_hint(shape, channels: int, layer: str = "Conv2d") -> str | None:
+    """A hint for images in another layout than (N, C, H, W), or None.
+
+    Called where a layer that counts ``channels`` got the wrong count in dimension -3:
+    a channels-last batch (N, H, W, C) or image (H, W, C), or a batch of one-channel
+    images without their channel dimension (N, H, W).
+    """
+    if shape[-3:-2] == (channels,):
+        return None
+    if len(shape) == 4 and shape[3] == channels:
+        return (f"the input {fmt_shape(shape)} looks channels-last (N, H, W, C), as images "
+                f"load from files; {layer} takes (N, C, H, W): x = x.permute(0, 3, 1, 2).")
+    if len(shape) == 3 and shape[2] == channels:
+        return (f"the input {fmt_shape(shape)} looks like one channels-last image (H, W, C); "
+                f"{layer} takes (N, C, H, W): x = x.permute(2, 0, 1).unsqueeze(0).")
+    if len(shape) == 3 and channels == 1:
+        return (f"the input {fmt_shape(shape)} looks like a batch of one-channel images "
+                f"without their channel dimension; {layer} takes (N, C, H, W): "
+                "x = x.unsqueeze(1).")
+    return None
+
+
 def normalize_dim(op: Op, dim: int, ndim: int, name="dim") -> int:
     """A possibly negative axis, checked against ``ndim`` (0-d counts as 1-d)."""
     n = max(ndim, 1)
@@ -250,3 +295,11 @@ def normalize_dim(op: Op, dim: int, ndim: int, name="dim") -> int:
             cls=DimError,
         )
     return dim % n
+
+
+def check_float(op: Op, x, what="input"):
+    """Fail unless ``x`` holds floating point numbers (a loss or a norm of integers is a bug)."""
+    if x.dtype.kind != "f":
+        op.fail(f"expects a floating point {what}, got {x.dtype.name}.",
+                values=f"{what} {fmt_shape(x.shape)} {x.dtype.name}",
+                hint=f"convert it first: {what}.float().", cls=DTypeError)

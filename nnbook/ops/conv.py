@@ -43,7 +43,7 @@ def conv_padding(padding, stride, where: str, minimum=None):
         raise InputError(message(
             "padding='same' needs stride 1: with a larger stride the output cannot be as "
             "large as the input.", where=where, values=fmt_pair("stride", tuple(stride)),
-            hint="give the padding as a number instead, e.g. padding=k // 2."))
+            hint="give the padding as a number instead, e.g. padding=kernel_size // 2."))
     return padding
 
 
@@ -69,6 +69,7 @@ class Conv2d(Op):
     """
 
     name = "conv2d"
+    suggested_layer = "Conv2d"  # the layer a hint suggests
 
     def __init__(self, stride=1, padding=0, dilation=1, groups=1):
         self.stride = pair(stride, "stride", self.where)
@@ -209,13 +210,13 @@ def _check_channels(op: Conv2d, x, weight):
     if c_in != per_group * g:
         per = f" ({per_group} per group × {g} groups)" if g > 1 else ""
         kh, kw = weight.shape[2:]
-        kernel = kh if kh == kw else (kh, kw)
+        kernel = kh if kh == kw else kw if op.suggested_layer == "Conv1d" else (kh, kw)
         extra = f", groups={g}" if g > 1 else ""
         op.fail(f"expects input with {per_group * g} channels{per}, got {c_in}.",
                 values=_values(op, x, weight),
-                hint=f"the layer before outputs {c_in} channels; use "
-                f"Conv2d({c_in}, {c_out}, {kernel}{extra}) or make the layer before "
-                f"output {per_group * g} channels.")
+                hint=f"the layer before outputs {c_in} channels; use {op.suggested_layer}"
+                f"({c_in}, {c_out}, {kernel}{extra}) or make the layer before output "
+                f"{per_group * g} channels.")
 
 
 def _check_bias(op: Conv2d, x, weight, bias):

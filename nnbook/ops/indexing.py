@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DimError, InputError, fmt_shape
-from .base import Op, broadcast_shape, is_int
+from ..errors import ArgumentError, DimError, InputError, fmt_shape
+from .base import Op, is_int
 
 
 def split_key(op: Op, key, shape) -> tuple:
@@ -64,6 +64,10 @@ def _as_index(op: Op, k):
         return k
     if isinstance(k, bool):
         return np.asarray(k)
+    if isinstance(k, (float, str, bytes)):  # a Python value that never indexes
+        op.fail(f"an index must be an int, a slice, None, ... or a tensor of integers or "
+                f"booleans, got {type(k).__name__} {k!r:.40}.", cls=ArgumentError,
+                hint="index with whole numbers: x[int(i)], or x[i:j] for a range.")
     array = np.asarray(k)
     if array.ndim == 0 and array.dtype.kind in "iu":  # a 0-d integer tensor is an integer
         return int(array)
@@ -147,17 +151,23 @@ class IndexPut(Op):
 
     def infer(self, x, value):
         target = _check(self, x.shape, *split_key(self, self.key, x.shape))
-        if broadcast_shape(self, _Shape(target), value) != target:
+        try:
+            fits = np.broadcast_shapes(target, _without_leading_ones(value.shape)) == target
+        except ValueError:
+            fits = False
+        if not fits:
             self.fail(f"a value of shape {fmt_shape(value.shape)} cannot fill the indexed "
                       f"part of shape {fmt_shape(target)}.",
-                      hint="the value must broadcast to the shape x[key] has.")
+                      hint=f"the value must broadcast to the shape x[key] has, "
+                      f"{fmt_shape(target)}: a single number, or a tensor of that shape.")
         return x.shape
 
     def forward(self, x, value):
         self.basic, self.advanced = split_key(self, self.key, x.shape)
-        self.value_shape = value.shape
         out = x.copy()
         part = out[self.basic]
+        self.value_shape, value = value.shape, value.reshape(
+            _without_leading_ones(value.shape))
         if self.advanced is None:
             part[...] = value
         else:
@@ -171,7 +181,20 @@ class IndexPut(Op):
             part[...] = 0
         else:
             part[self.advanced] = 0
-        return grad_x, _index(grad_out, self.basic, self.advanced)
+        grad_value = _index(grad_out, self.basic, self.advanced)
+        ones = len(self.value_shape) - grad_value.ndim  # the leading ones forward dropped
+        if ones > 0:
+            grad_value = grad_value.reshape((1,) * ones + grad_value.shape)
+        return grad_x, grad_value
+
+
+def _without_leading_ones(shape) -> tuple:
+    """x[key] = value: as in PyTorch, a value's leading ones don't count, so a value of
+    shape (1, 3) fills x[0] of shape (3,) (broadcasting puts back the ones it needs)."""
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 class WriteThroughView(Op):

@@ -1,10 +1,12 @@
 """Matrix products: ``a @ b`` (batched, broadcasting) and the fused ``linear``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import DTypeError, fmt_shape
-from .base import Op, broadcast_shape
+from .base import Op, broadcast_shape, normalize_dim, quiet
 
 
 class Matmul(Op):
@@ -41,6 +43,7 @@ class Matmul(Op):
             out = out[:-1]
         return out
 
+    @quiet  # inf * 0 inside the products
     def forward(self, a, b):
         self.a, self.b = a, b  # both: their shapes are needed even where the values are not
         return np.matmul(a, b)
@@ -60,6 +63,28 @@ class Matmul(Op):
             grad_b = grad_b[..., 0]
         # Batch axes that broadcasting added are summed away by the engine.
         return grad_a, grad_b
+
+
+def features_hint(shape, in_features: int, out_features: int) -> str | None:
+    """The hint for a Linear layer given more than (N, features): flatten first.
+
+    A Linear layer acts on the last dimension only, so (N, C, H, W) into Linear(C*H*W, k)
+    fails on W; the fix is to flatten each sample, not a Linear(W, k).
+    """
+    per_sample, total = math.prod(shape[1:]), math.prod(shape)
+    flatten = (f"flatten each sample first: nn.Flatten() before this layer (or "
+               f"x.flatten(1) in forward) gives (N, {per_sample})")
+    if len(shape) > 2 and per_sample == in_features:
+        return (f"a Linear layer acts on the last dimension only; {flatten}, which "
+                f"Linear({in_features}, {out_features}) takes.")
+    if len(shape) >= 2 and total == in_features:
+        return (f"the input {fmt_shape(shape)} holds {total} values: if it is one sample, it "
+                "lacks its batch dimension; make it a batch of one where it enters the model "
+                "(x.unsqueeze(0)), or here with x.reshape(1, -1).")
+    if len(shape) > 2:
+        return (f"a Linear layer acts on the last dimension only; {flatten}, so use "
+                f"Linear({per_sample}, {out_features}) after it.")
+    return None
 
 
 class _Shape:
@@ -94,7 +119,8 @@ class Linear(Op):
                 f"expects input with {in_f} features in its last dimension, got "
                 f"{x.shape[-1]}.",
                 values=f"input {fmt_shape(x.shape)}   weight {fmt_shape(weight.shape)}",
-                hint=f"the layer before outputs {x.shape[-1]} features; use "
+                hint=features_hint(x.shape, in_f, out_f) or self._transposed_hint(x, weight)
+                or f"the layer before outputs {x.shape[-1]} features; use "
                 f"Linear({x.shape[-1]}, {out_f}) or flatten/reshape the input so its last "
                 f"dimension is {in_f}.",
             )
@@ -102,6 +128,14 @@ class Linear(Op):
             self.fail(f"bias must have shape ({out_f},), got {fmt_shape(bias.shape)}.")
         return x.shape[:-1] + (out_f,)
 
+    @staticmethod
+    def _transposed_hint(x, weight):
+        if weight.shape[0] == x.shape[-1]:  # (in_features, out_features): the other way round
+            return (f"the weight {fmt_shape(weight.shape)} looks transposed: linear takes "
+                    "weight (out_features, in_features), as Linear stores it; pass weight.T.")
+        return None
+
+    @quiet
     def forward(self, x, weight, bias=None):
         need = self.needs_input_grad  # grad_x needs the weight, grad_w needs x
         self.x = x if len(need) > 1 and need[1] else None
@@ -119,3 +153,103 @@ class Linear(Op):
         grad_w = g2.T @ self.x.reshape(-1, self.x_shape[-1]) if need[1] else None
         grad_b = g2.sum(0) if len(need) > 2 and need[2] else None
         return (grad_x, grad_w, grad_b)[:len(need)]
+
+
+# ---------------------------------------------------------------------------
+# Parts of matrices: triangles and diagonals
+# ---------------------------------------------------------------------------
+
+class Tril(Op):
+    """The lower triangle of the last two dims, zeros above it; ``diagonal`` shifts the
+    edge (0: the main diagonal stays, 1: one more above it, -1: one less)."""
+
+    name = "tril"
+    upper = False
+
+    def __init__(self, diagonal=0):
+        self.diagonal = int(diagonal)
+
+    def infer(self, x):
+        if x.ndim < 2:
+            self.fail(f"expects a tensor of at least 2 dimensions (matrices), got shape "
+                      f"{fmt_shape(x.shape)}.", hint="reshape a vector into a matrix first.")
+        return x.shape
+
+    def _keep(self, a):
+        return np.triu(a, self.diagonal) if self.upper else np.tril(a, self.diagonal)
+
+    def forward(self, x):
+        return self._keep(x)
+
+    def backward(self, grad_out):  # kept elements pass their gradient, the zeroed ones get 0
+        return (self._keep(grad_out),)
+
+
+class Triu(Tril):
+    """The upper triangle of the last two dims, zeros below it."""
+
+    name = "triu"
+    upper = True
+
+
+def diagonal_positions(rows: int, cols: int, offset: int) -> tuple:
+    """(row indices, column indices) of the ``offset`` diagonal of a rows x cols matrix."""
+    n = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
+    steps = np.arange(n)
+    return steps + max(-offset, 0), steps + max(offset, 0)
+
+
+class Diagonal(Op):
+    """The ``offset`` diagonal of the matrices in dims (dim1, dim2), as a last dim (a copy)."""
+
+    name = "diagonal"
+
+    def __init__(self, offset=0, dim1=0, dim2=1):
+        self.offset, self.dim1, self.dim2 = int(offset), dim1, dim2
+
+    def _axes(self, x):
+        axes = (normalize_dim(self, self.dim1, x.ndim, "dim1"),
+                normalize_dim(self, self.dim2, x.ndim, "dim2"))
+        if x.ndim < 2 or axes[0] == axes[1]:
+            self.fail(f"needs two different dims of a tensor with at least 2, got "
+                      f"dim1={self.dim1}, dim2={self.dim2} for shape {fmt_shape(x.shape)}.",
+                      hint="the diagonal runs along two dims, e.g. dim1=-2, dim2=-1.")
+        return axes
+
+    def infer(self, x):
+        a, b = self._axes(x)
+        n = len(diagonal_positions(x.shape[a], x.shape[b], self.offset)[0])
+        return tuple(s for i, s in enumerate(x.shape) if i not in (a, b)) + (n,)
+
+    def forward(self, x):
+        self.in_shape, self.axes = x.shape, self._axes(x)
+        return np.diagonal(x, self.offset, *self.axes).copy()
+
+    def backward(self, grad_out):  # y_i = x_(i, i+offset): each diagonal element gets its own
+        grad = np.zeros(self.in_shape, dtype=grad_out.dtype)
+        matrices = np.moveaxis(grad, self.axes, (-2, -1))  # a view of grad
+        rows, cols = diagonal_positions(*matrices.shape[-2:], self.offset)
+        matrices[..., rows, cols] = grad_out
+        return (grad,)
+
+
+class DiagMatrix(Op):
+    """A square matrix with the vector x on its ``offset`` diagonal, zeros elsewhere."""
+
+    name = "diag"
+
+    def __init__(self, offset=0):
+        self.offset = int(offset)
+
+    def infer(self, x):
+        if x.ndim != 1:
+            self.fail(f"expects a vector, got shape {fmt_shape(x.shape)}.",
+                      hint="a matrix's diagonal is x.diagonal() (or x.diag() for a 2-D x).")
+        n = x.shape[0] + abs(self.offset)
+        return (n, n)
+
+    def forward(self, x):
+        return np.diag(x, self.offset)
+
+    def backward(self, grad_out):  # y_(i, i+offset) = x_i: read the gradient off the diagonal
+        return (np.diagonal(grad_out, self.offset).copy(),)

@@ -21,7 +21,9 @@ class Reshape(Op):
         free = [i for i, s in enumerate(shape) if s == -1]
         if len(free) > 1 or any((not isinstance(s, (int, np.integer))) or s < -1 for s in shape):
             self.fail(f"invalid target shape {self.shape}: sizes must be >= 0 "
-                      "with at most one -1.")
+                      "with at most one -1.",
+                      hint="give every size but one; -1 stands for the one size to be "
+                      f"worked out (e.g. x.reshape({x.shape[0] if x.ndim else 1}, -1)).")
         known = math.prod(s for s in shape if s != -1)
         if free:
             if known == 0 or size % known:
@@ -170,8 +172,7 @@ class Cat(Op):
                 self.fail(
                     f"tensor {i} has shape {fmt_shape(x.shape)} but tensor 0 has "
                     f"{fmt_shape(first.shape)}: all sizes except dim {dim} must match.",
-                    hint="check the branches feeding this concatenation produce the same "
-                    "batch and spatial sizes.",
+                    hint=_cat_hint(xs, dim),
                 )
         return first.shape[:dim] + (sum(x.shape[dim] for x in xs),) + first.shape[dim + 1:]
 
@@ -183,6 +184,18 @@ class Cat(Op):
     def backward(self, grad_out):  # each input gets back its own slice
         cuts = np.cumsum(self.sizes)[:-1]
         return tuple(np.split(grad_out, cuts, axis=self.axis))
+
+
+def _cat_hint(xs, dim) -> str:
+    """Point at a dim the tensors could be joined along, if there is one."""
+    shapes = [x.shape for x in xs]
+    if len({len(s) for s in shapes}) == 1:
+        for d in range(len(shapes[0])):
+            if d != dim and all(s[:d] + s[d + 1:] == shapes[0][:d] + shapes[0][d + 1:]
+                                for s in shapes):
+                return f"they could be joined along dim {d}: nb.cat(tensors, dim={d})."
+    return ("make the other sizes agree first (reshape, pad or crop); in a model, check that "
+            "the branches feeding the concatenation give the same batch and spatial sizes.")
 
 
 class Expand(Op):
@@ -197,12 +210,16 @@ class Expand(Op):
     def infer(self, x):
         n = len(self.shape)
         if n < x.ndim:
-            self.fail(f"cannot expand {fmt_shape(x.shape)} to fewer dimensions {self.shape}.")
+            self.fail(f"cannot expand {fmt_shape(x.shape)} to fewer dimensions {self.shape}.",
+                      hint="expand can only add dimensions in front and grow size-1 ones.")
         padded = (1,) * (n - x.ndim) + tuple(x.shape)
         out = tuple(p if s == -1 else s for p, s in zip(padded, self.shape))
         if any(p != 1 and p != o for p, o in zip(padded, out)):
             self.fail(f"cannot expand {fmt_shape(x.shape)} to {self.shape}: only size-1 "
-                      "dimensions can grow.")
+                      "dimensions can grow.",
+                      hint="expand repeats a size-1 dimension without copying; to repeat a "
+                      "larger one use x.repeat(...) or nb.cat, or unsqueeze a new "
+                      "dimension first (x.unsqueeze(0).expand(...)).")
         return out
 
     def forward(self, x):

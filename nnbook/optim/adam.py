@@ -2,74 +2,73 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from ..errors import InputError, message
-from .checks import check_number
-from .optimizer import Optimizer
+from .checks import check_betas, check_flag, check_positive, check_switches
+from .optimizer import Optimizer, step_counter
 
 
 class Adam(Optimizer):
-    """Per parameter, at step t (grad = gradient of the loss):
+    """Per parameter, at step t (grad = gradient of the loss, -grad to maximize):
 
-        g = grad + weight_decay * p
+        g = grad + weight_decay * p              (or, decoupled: p <- p * (1 - lr * weight_decay))
         m = beta1 * m + (1 - beta1) * g          (mean of the gradients)
         v = beta2 * v + (1 - beta2) * g**2       (mean of their squares)
         p <- p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
     AMSGrad uses the largest v seen so far instead of v.
+    State: ``step``, ``exp_avg`` (m), ``exp_avg_sq`` (v), ``max_exp_avg_sq`` (AMSGrad).
     """
 
     _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     _state_numbers = ("step",)
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False):
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused=None,
+                 decoupled_weight_decay: bool = False):
+        check_switches(type(self).__name__, foreach=foreach, fused=fused,
+                       capturable=capturable, differentiable=differentiable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad)
+                        amsgrad=amsgrad, maximize=maximize,
+                        decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def _check_settings(self, group, where):
         super()._check_settings(group, where)
-        check_number(where, "eps", group["eps"])
-        betas = group["betas"]
-        betas = tuple(betas) if isinstance(betas, (list, tuple)) else (betas,)
-        for i, beta in enumerate(betas[:2]):
-            if not (isinstance(beta, numbers.Real) and not isinstance(beta, bool)
-                    and 0 <= beta < 1):  # also refuses nan
-                raise InputError(message(
-                    f"invalid beta parameter at index {i}: betas must be two numbers in "
-                    f"[0, 1), got {group['betas']!r}.", where=where,
-                    hint="the usual values are betas=(0.9, 0.999)."))
-        if len(betas) != 2:
-            raise InputError(message(
-                f"betas must be two numbers in [0, 1), got {group['betas']!r}.", where=where,
-                hint="the usual values are betas=(0.9, 0.999)."))
-        group["betas"] = betas
+        check_positive(where, "eps", group["eps"], "it keeps m / sqrt(v) from being 0 / 0 "
+                       "where the gradients have all been zero")
+        for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
+            check_flag(where, key, group[key])
+        group["betas"] = check_betas(where, group["betas"])
 
     def _required_state(self, group):
         base = ("step", "exp_avg", "exp_avg_sq")
         return base + ("max_exp_avg_sq",) if group["amsgrad"] else base
 
     def _update(self, param, grad, group, state):
-        beta1, beta2 = group["betas"]
-        if group["weight_decay"]:
-            grad = grad + group["weight_decay"] * param.detach().numpy()
+        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
         if not state:
-            state["step"] = 0.0
+            state["step"] = step_counter()
             state["exp_avg"] = np.zeros_like(grad)
             state["exp_avg_sq"] = np.zeros_like(grad)
         if group["amsgrad"] and "max_exp_avg_sq" not in state:  # amsgrad switched on later
             state["max_exp_avg_sq"] = np.zeros_like(grad)
         state["step"] += 1
+        if weight_decay and group["decoupled_weight_decay"]:
+            param *= 1 - lr * weight_decay  # AdamW: shrink p, outside the moments
+        elif weight_decay:
+            grad = grad + weight_decay * param.detach().numpy()
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m += (1 - beta1) * (grad - m)  # = beta1 m + (1 - beta1) g, as PyTorch's lerp
         v *= beta2
         v += (1 - beta2) * grad * grad
-        t = state["step"]
-        step_size = group["lr"] / (1 - beta1 ** t)
+        t = float(state["step"])
+        step_size = lr / (1 - beta1 ** t)
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** t)
         if group["amsgrad"]:
             np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])

@@ -1,4 +1,4 @@
-"""Optimizer: what SGD and Adam share -- parameter groups, state, zero_grad, checked
+"""Optimizer: what every optimizer shares -- parameter groups, state, zero_grad, checked
 arguments and gradients, state dicts, and the warning about parameters that got no
 gradient.
 
@@ -13,16 +13,22 @@ them (negative values, betas outside [0, 1)) and, deliberately unlike PyTorch, a
 when they are inf (PyTorch accepts lr=inf) or a negative dampening (PyTorch does not
 check it).  PyTorch refuses assigning a gradient of the wrong shape or dtype at once;
 nnbook's ``p.grad`` is a plain attribute, so ``step()`` checks it.
+
+State: ``optimizer.state[p]`` is a dict of Tensors, as in PyTorch (``state[p]['exp_avg']``,
+and ``state[p]['step']``, a 0-d float tensor).  Each subclass's ``_update`` sees the same
+memory as plain numpy arrays, so an update reads as the maths in its docstring.
 """
 from __future__ import annotations
+
+from collections import defaultdict
 
 import numpy as np
 
 from ..errors import InputError, message, warn_from_user_code
-from ..context import no_grad
+from ..context import enable_grad, no_grad
 from ..tensor import Tensor, _wrap
-from .checks import check_number, check_param, checked_grad, describe
-from .state_dict import check_state_dict, make_state_dict
+from .checks import SCHEDULER_KEYS, check_number, check_param, checked_grad, describe
+from .state_dict import check_state_dict, make_state_dict, step_dtype
 
 
 class UnusedParameterWarning(UserWarning):
@@ -46,7 +52,8 @@ class Optimizer:
         name = type(self).__name__
         self.defaults = dict(defaults)
         self.param_groups: list[dict] = []
-        self.state: dict = {}  # param -> dict (keys are Tensors, hashed by identity)
+        # param -> {name: Tensor}; keys are Tensors, hashed by identity
+        self.state: defaultdict = defaultdict(dict)
         self._warned: set = set()  # ids of parameters already named by the warning
         if isinstance(params, Tensor) or hasattr(params, "named_parameters"):
             what = "a Module" if hasattr(params, "named_parameters") else "a single Tensor"
@@ -92,7 +99,7 @@ class Optimizer:
             seen.add(id(p))
         full = dict(self.defaults)
         full.update({k: v for k, v in group.items() if k != "params"})
-        unknown = sorted(set(full) - set(self.defaults))
+        unknown = sorted(set(full) - set(self.defaults) - set(SCHEDULER_KEYS))
         if unknown:
             raise InputError(message(
                 f"{name} has no setting {', '.join(map(repr, unknown))}.", where=name,
@@ -106,6 +113,9 @@ class Optimizer:
         """Refuse settings PyTorch refuses (negative), and nan or inf; subclasses add theirs."""
         check_number(where, "lr", group["lr"])
         check_number(where, "weight_decay", group.get("weight_decay", 0))
+        for key in SCHEDULER_KEYS:  # set by a learning-rate scheduler, or by hand
+            if key in group:
+                check_number(where, key, group[key])
 
     def _required_state(self, group: dict) -> tuple:
         """State entries a parameter must have once it has any (load_state_dict checks)."""
@@ -128,7 +138,10 @@ class Optimizer:
         fails leaves the parameters and the optimizer's state as they were.
         ``closure``, if given, recomputes and returns the loss (PyTorch's protocol).
         """
-        loss = closure() if closure is not None else None
+        loss = None
+        if closure is not None:
+            with enable_grad():  # the closure runs a backward, even under no_grad
+                loss = closure()
         name = type(self).__name__
         todo, missing = [], []
         for group in self.param_groups:
@@ -140,14 +153,29 @@ class Optimizer:
                 todo.append((p, checked_grad(name, p), group))
         with no_grad():  # an update is not part of any graph
             for p, grad, group in todo:
-                self._update(p, grad, group, self.state.setdefault(p, {}))
+                self._step_one(p, grad, group)
+        self._opt_called = True  # schedulers check that a step came before theirs
         if missing:
             self._warn_no_grad(missing)
         return loss
 
+    def _step_one(self, p, grad, group) -> None:
+        """Run ``_update`` on numpy views of ``p``'s state Tensors; wrap what it adds."""
+        tensors = self.state.get(p, {})
+        arrays = {k: v.numpy() if isinstance(v, Tensor) else v for k, v in tensors.items()}
+        self._update(p, grad, group, arrays)
+        if not arrays:  # SGD without momentum keeps no state, as in PyTorch
+            return
+        tensors = self.state[p]
+        for key, array in arrays.items():
+            if isinstance(array, np.ndarray) and not (
+                    isinstance(tensors.get(key), Tensor) and tensors[key].numpy() is array):
+                tensors[key] = _wrap(array)
+
     def _update(self, param, grad, group, state) -> None:
         """Change ``param`` in place from ``grad`` (an array of its shape and dtype);
-        subclasses define it."""
+        ``state`` holds numpy arrays (the memory of ``self.state[param]``'s Tensors), and
+        the arrays added to it become Tensors.  Subclasses define it."""
         assert False, f"{type(self).__name__} must define _update"
 
     def _warn_no_grad(self, missing: list) -> None:
@@ -207,7 +235,7 @@ class Optimizer:
         # Everything checked: now change this optimizer.
         for group, saved in zip(self.param_groups, settings):
             group.update(saved)
-        self.state = state
+        self.state = defaultdict(dict, state)
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -219,6 +247,12 @@ class Optimizer:
 
 
 # -- helpers -------------------------------------------------------------------------
+
+def step_counter() -> np.ndarray:
+    """A parameter's step count: a 0-d float array (PyTorch keeps a 0-d float tensor,
+    float64 if that is the default dtype, else float32)."""
+    return np.zeros((), dtype=step_dtype())
+
 
 def _models_with_gradients(params) -> list[str]:
     """Class names of the outermost models holding ``params`` in which some other

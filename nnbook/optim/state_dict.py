@@ -16,9 +16,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import CheckpointError, InputError, fmt_shape, message
+from .. import dtypes
+from ..errors import ArgumentError, CheckpointError, InputError, fmt_shape, message
 from ..tensor import Tensor, _wrap
-from .checks import describe
+from .checks import SCHEDULER_KEYS, describe
 
 
 def make_state_dict(opt) -> dict:
@@ -31,9 +32,15 @@ def make_state_dict(opt) -> dict:
     for group in opt.param_groups:
         for p in group["params"]:
             if opt.state.get(p):
-                state[index[id(p)]] = {k: _wrap(v.copy()) if isinstance(v, np.ndarray)
-                                       else v for k, v in opt.state[p].items()}
+                state[index[id(p)]] = {k: _copy(v) for k, v in opt.state[p].items()}
     return {"state": state, "param_groups": groups, "kind": type(opt).__name__}
+
+
+def _copy(value):
+    """A state entry as a Tensor with memory of its own (PyTorch's are references)."""
+    if isinstance(value, Tensor):
+        return _wrap(value.numpy().copy())
+    return _wrap(value.copy()) if isinstance(value, np.ndarray) else value
 
 
 def check_state_dict(opt, state_dict) -> tuple[list, dict]:
@@ -63,8 +70,7 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
     if groups is None:
         refuse("the state dict has no list of parameter groups ('param_groups').",
                values=f"its keys: {', '.join(map(str, list(state_dict)[:8]))}",
-               hint="pass what optimizer.state_dict() returned (from a checkpoint holding "
-               "more, the part saved from it, e.g. checkpoint['optimizer']).")
+               hint=_not_an_optimizer_hint(state_dict))
     if len(groups) != len(opt.param_groups):
         refuse(f"the state dict has {len(groups)} parameter group(s), this {name} has "
                f"{len(opt.param_groups)}.")
@@ -85,10 +91,11 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
             if saved_id in params:
                 refuse(f"parameter number {saved_id} appears twice in the saved groups.")
             params[saved_id] = (p, i)
-        new = {k: _setting(v, opt.defaults[k]) for k, v in saved.items() if k != "params"}
+        new = {k: _setting(v, opt.defaults.get(k, 0.0)) for k, v in saved.items()
+               if k != "params"}
         try:
             opt._check_settings({**mine, **new}, where=where)
-        except InputError as err:  # lr=nan in a file is as wrong as in the constructor
+        except (InputError, ArgumentError) as err:  # lr=nan in a file: as wrong as in code
             first, _, rest = str(err).partition("\n")
             raise CheckpointError(f"{first.rstrip('.')}, in saved group {i}. Nothing was "
                                   f"loaded.\n{rest}") from None
@@ -97,11 +104,24 @@ def check_state_dict(opt, state_dict) -> tuple[list, dict]:
     return settings, state
 
 
+def _not_an_optimizer_hint(state_dict: Mapping) -> str:
+    values = list(state_dict.values())
+    if values and all(isinstance(v, (Tensor, np.ndarray)) for v in values):
+        return ("this looks like a model's state dict (path -> tensor): load it with "
+                "model.load_state_dict(...); the optimizer's comes from "
+                "optimizer.state_dict().")
+    inner = [k for k, v in state_dict.items() if isinstance(v, Mapping) and "param_groups" in v]
+    part = f"checkpoint[{inner[0]!r}]" if inner else "checkpoint['optimizer']"
+    return ("pass what optimizer.state_dict() returned (from a checkpoint holding more, the "
+            f"part saved from it: {part}).")
+
+
 def _refuse_foreign_keys(opt, groups: list, saved_state: Mapping, refuse) -> None:
     """Settings or state entries this kind of optimizer does not have: a state dict of
     another kind (SGD's momentum buffers offered to Adam), with or without its 'kind'."""
     name = type(opt).__name__
-    settings = sorted({str(k) for g in groups for k in g} - {"params"} - set(opt.defaults))
+    settings = sorted({str(k) for g in groups for k in g} - {"params"} - set(opt.defaults)
+                      - set(SCHEDULER_KEYS))
     known = set(opt._state_tensors or ()) | set(opt._state_numbers)
     entries = sorted({str(k) for entry in saved_state.values() if isinstance(entry, Mapping)
                       for k in entry} - known) if opt._state_tensors is not None else []
@@ -156,13 +176,20 @@ def _state_value(opt, key: str, value, p, refuse):
         if number is None or not math.isfinite(number) or number < 0:
             refuse(f"the saved '{key}' of {describe(p)} must be one finite number >= 0, "
                    f"got {array.tolist()!r:.60}.")
-        return float(number) if key == "step" else number
+        if key == "step":  # a 0-d float tensor, as the optimizer's own
+            return _wrap(np.array(number, dtype=step_dtype()))
+        return number
     if array.shape != p.shape:
         refuse(f"the saved '{key}' has shape {fmt_shape(array.shape)}, but the parameter it "
                f"belongs to has shape {fmt_shape(p.shape)}.",
                values=f"parameter: {describe(p)}",
                hint="build the model and the optimizer exactly as when it was saved.")
-    return array.astype(p.dtype, copy=True)
+    return _wrap(array.astype(p.dtype, copy=True))
+
+
+def step_dtype() -> np.dtype:
+    """The dtype of a step count: float64 if that is the default dtype, else float32."""
+    return np.dtype(np.float64 if dtypes.default_float() == np.float64 else np.float32)
 
 
 def _saved_groups(groups):

@@ -4,8 +4,9 @@
     BackwardStepper(loss, model)     # model (optional) names the leaves by parameter path
 
 Each step shows what the engine hands an op's backward -- the forward inputs, ``out``
-and ``dout`` (the three kinds of argument of seed 001's ``bprop(self, x, y, out, dout)``)
--- and the gradient it sends back to each input.  The steps come from
+and ``dout``, the three kinds of argument of ``bprop(self, x, y, out, dout)`` (the one
+that was missing in the backward rule without dout) -- and the gradient it sends back
+to each input.  The steps come from
 :func:`nnbook.inspect.trace_backward`, which replays backward without touching any
 ``.grad``: stepping through it changes nothing.
 """
@@ -17,9 +18,10 @@ import ipywidgets as widgets
 
 from ..errors import InputError, message
 from ..errors import fmt_shape as _shape
-from ..inspect.params import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR, value_summary
 from ..inspect.records import trace_backward
+from ..inspect.values import value_summary
 from ._base import PNG_DPI, NnbookWidget
+from .palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 from .draw.graph import PastedImage, backward_order, draw_graph, render_node_labels
 from .draw.graph_layout import LAYER_IN, UNIT_IN, graph_layout
 from .draw.graph_step import draw_step_panel, step_view
@@ -32,13 +34,13 @@ class BackwardStepper(NnbookWidget):
 
     def __init__(self, loss, model=None, step: int = 0):
         super().__init__()
-        self.trace = trace_backward(loss, model=model)
-        if not self.trace.steps:
+        if getattr(loss, "grad_fn", None) is None:
             raise InputError(message(
                 "this tensor has no graph to step through: it was not computed from "
                 "tensors with requires_grad=True.", where="BackwardStepper", line=None,
                 hint="pass a loss computed from the model's parameters, outside "
                 "nb.no_grad()."))
+        self.trace = trace_backward(loss, model=model)
         self.parts = graph_layout(self.trace)
         self._labels = None
         layout = self.parts[2]

@@ -10,7 +10,7 @@
 Bars in layer order; a slider goes back over the recorded steps.  Thresholds mark
 the vanishing and exploding zones.  The statistics come from
 :class:`nnbook.inspect.GradientHistory`; the zones from
-:func:`nnbook.inspect.params.gradient_flow`.
+:func:`nnbook.inspect.flow.gradient_flow`.
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import weakref
 import ipywidgets as widgets
 
 from ..errors import InputError, message
-from ..inspect.params import (GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, STATS, flow_range,
-                              gradient_flow)
+from ..inspect.flow import STATS, flow_range, gradient_flow
 from ..inspect.records import GradientHistory
 from ._base import NnbookWidget
+from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR
 from .draw.gradients import draw_gradient_bars, empty_flow
 
 STAT_OPTIONS = (("norm", "norm"), ("mean", "mean"), ("max |grad|", "max_abs"))

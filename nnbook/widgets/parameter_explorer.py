@@ -8,15 +8,18 @@
 The "show" menu picks what the picture holds: every parameter, the problems only, or the
 parameters of one module (and its children); the table above the picture stays whole.
 
-The analysis is :func:`nnbook.inspect.params.parameter_report`; this only shows it.
+The analysis is :func:`nnbook.inspect.params.parameter_report`; this only shows it
+(the table above the picture: :func:`nnbook.widgets.params_table.report_html`).
 """
 from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ..inspect.params import PROBLEMS, parameter_report, report_html, show_choices
+from ..inspect.param_flags import PROBLEMS
+from ..inspect.params import parameter_report, show_choices
 from ._base import NnbookWidget
 from .draw.params import draw_parameters
+from .params_table import report_html
 
 
 class ParameterExplorer(NnbookWidget):

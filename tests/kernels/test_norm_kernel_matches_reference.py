@@ -8,7 +8,7 @@ from kernel_check import assert_close, kernel_matches_reference
 import nnbook as nb
 from nnbook.kernels import threads as kernel_threads
 from nnbook.kernels.norm import BatchNormKernel
-from nnbook.ops.nnops import BatchNorm
+from nnbook.ops.norm import BatchNorm
 
 SHAPES = [(7, 5), (3, 5, 11), (4, 3, 7, 5), (2, 37, 9, 7), (5, 3, 61, 53)]
 

@@ -16,7 +16,6 @@ from nnbook.ops.conv import Conv2d
 from nnbook.ops.elementwise import Relu
 from nnbook.ops.pool import AvgPool2d, MaxPool2d
 
-RNG = np.random.default_rng(4)
 CASES = [  # (a call through the public API, the reference op, its kernel)
     (lambda x: F.conv2d(x, nb.randn(4, 3, 3, 2, dtype=nb.float64), padding=1), Conv2d,
      Conv2dKernel),
@@ -27,8 +26,8 @@ CASES = [  # (a call through the public API, the reference op, its kernel)
 
 
 @pytest.mark.parametrize("call,reference,kernel", CASES, ids=lambda v: getattr(v, "__name__", ""))
-def test_the_switch_decides_which_class_is_built(call, reference, kernel):
-    x = nb.tensor(RNG.standard_normal((2, 3, 7, 5)), requires_grad=True)
+def test_the_switch_decides_which_class_is_built(rng, call, reference, kernel):
+    x = nb.tensor(rng.standard_normal((2, 3, 7, 5)), requires_grad=True)
     with nb.reference_ops():
         built_there = type(call(x).grad_fn)
     built_here = type(call(x).grad_fn)
@@ -36,8 +35,8 @@ def test_the_switch_decides_which_class_is_built(call, reference, kernel):
 
 
 @pytest.mark.parametrize("call,reference,kernel", CASES, ids=lambda v: getattr(v, "__name__", ""))
-def test_a_kernel_looks_like_its_reference(call, reference, kernel):
-    y = call(nb.tensor(RNG.standard_normal((2, 3, 7, 5)), requires_grad=True))
+def test_a_kernel_looks_like_its_reference(rng, call, reference, kernel):
+    y = call(nb.tensor(rng.standard_normal((2, 3, 7, 5)), requires_grad=True))
     op = y.grad_fn
     assert isinstance(op, reference) and op.name == reference.name
     assert repr(op) == f"<{reference.__name__}Backward0>"
@@ -49,10 +48,10 @@ def test_the_switch_comes_back_on_after_an_error():
     assert type(F.relu(nb.tensor([1.0], requires_grad=True)).grad_fn) is ReluKernel
 
 
-def test_a_graph_built_with_kernels_backpropagates_under_reference_ops():
+def test_a_graph_built_with_kernels_backpropagates_under_reference_ops(rng):
     """The switch picks the class at construction; backward uses the op it built."""
-    x = nb.tensor(RNG.standard_normal((2, 3, 9, 7)), requires_grad=True)
-    w = nb.tensor(RNG.standard_normal((4, 3, 3, 2)), requires_grad=True)
+    x = nb.tensor(rng.standard_normal((2, 3, 9, 7)), requires_grad=True)
+    w = nb.tensor(rng.standard_normal((4, 3, 3, 2)), requires_grad=True)
     y = F.max_pool2d(F.relu(F.conv2d(x, w, padding=1)), 2)
     with nb.reference_ops():
         y.sum().backward()

@@ -1,5 +1,7 @@
 """The ReLU kernel (nnbook/kernels/elementwise.py) gives the reference's bits, special
-values included: relu(-1) is 0.0 (not -0.0), relu(-inf) is 0, NaN stays NaN."""
+values included, with PyTorch's semantics (checked with torch 2.13): relu(-1) is 0.0,
+relu(-0.0) stays -0.0, relu(-inf) is 0, NaN stays NaN; the gradient passes where x > 0 and
+where x is NaN (PyTorch's mask is "not x <= 0"), and is 0 elsewhere."""
 import numpy as np
 import pytest
 from kernel_check import run
@@ -35,10 +37,13 @@ def test_relu_kernel_is_the_reference_bit_for_bit(shape, dtype, monkeypatch):
 
 @pytest.mark.parametrize("reference", [False, True], ids=["kernel", "reference"])
 def test_relu_special_values(reference):
-    y = run(Relu, [np.array(SPECIAL)], [True], 0, reference)[1]
-    expected = [0.0, 0.0, 0.0, 2.5, 0.0, np.inf, np.nan, 0.0, 1e-45]
+    _, y, (grad,) = run(Relu, [np.array(SPECIAL)], [True], 0, reference)
+    expected = [0.0, -0.0, 0.0, 2.5, 0.0, np.inf, np.nan, 0.0, 1e-45]
     np.testing.assert_array_equal(y, expected)
-    assert not np.signbit(y[:2]).any()                   # relu(-1) and relu(-0.0) are +0.0
+    assert np.signbit(y).tolist() == [False, True] + [False] * 7  # relu(-0.0) is -0.0
+    g = np.random.default_rng(0).standard_normal(len(SPECIAL))  # run's grad_out for seed 0
+    open_ = np.array([False, False, False, True, False, True, True, False, True])  # x > 0, NaN
+    np.testing.assert_array_equal(grad, np.where(open_, g, 0.0))
 
 
 def test_relu_keeps_integer_dtypes():

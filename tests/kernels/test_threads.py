@@ -63,9 +63,6 @@ def same_bits(chunks_made, splits, fn, *arrays):
     return one
 
 
-rng = np.random.default_rng(0)
-
-
 def test_a_batch_splits_into_one_chunk_per_thread_each_worth_it():
     nb.set_num_threads(3)
     chunks = threads.batch_chunks(13, threads.MIN_CHUNK // 4)
@@ -78,14 +75,14 @@ def test_a_batch_splits_into_one_chunk_per_thread_each_worth_it():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_relu_is_the_same_with_threads(dtype, chunks_made):
+def test_relu_is_the_same_with_threads(rng, dtype, chunks_made):
     x = rng.standard_normal((13, 8, 47, 41)).astype(dtype)   # 200 408 values: 3 chunks
     x[0, 0, 0, :3] = [0.0, -0.0, np.nan]
     out, grad = same_bits(chunks_made, 2, lambda t: t.relu(), x)  # forward and backward
     np.testing.assert_array_equal(out, np.where(x > 0, x, x * 0))
 
 
-def test_tiled_max_pool_is_the_same_with_threads(chunks_made):
+def test_tiled_max_pool_is_the_same_with_threads(rng, chunks_made):
     x = rng.standard_normal((13, 8, 47, 41)).astype(np.float32)
     x[1, 2, :2, :2] = 7.0                                     # a tie: the first tap wins
     out, grad = same_bits(chunks_made, 2, lambda t: F.max_pool2d(t, 2), x)
@@ -96,19 +93,19 @@ def test_tiled_max_pool_is_the_same_with_threads(chunks_made):
 @pytest.mark.parametrize("pool", [lambda t: F.max_pool2d(t, 3, 2, 1),
                                   lambda t: F.avg_pool2d(t, (3, 2), 1, (1, 0), ceil_mode=True)],
                          ids=["max", "avg"])
-def test_pooling_over_planes_is_the_same_with_threads(pool, chunks_made):
+def test_pooling_over_planes_is_the_same_with_threads(rng, pool, chunks_made):
     x = rng.standard_normal((5, 7, 37, 29)).astype(np.float32)  # channels split: 7 = 2 + 2 + 3
     same_bits(chunks_made, 2, pool, x)
 
 
-def test_max_pooling_channels_last_is_the_same_with_threads(chunks_made):
+def test_max_pooling_channels_last_is_the_same_with_threads(rng, chunks_made):
     x = rng.standard_normal((13, 96, 9, 7)).astype(np.float32)  # many channels, small maps
     x[3, 5, :3, :3] = 2.0                                     # a tie: the first tap wins
     same_bits(chunks_made, 2, lambda t: F.max_pool2d(t, 3, 2, 1), x)
 
 
 @pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 0, 2), (1, (2, 0), 1)])
-def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_made,
+def test_conv2d_im2col_is_the_same_with_threads(rng, stride, padding, groups, chunks_made,
                                                 monkeypatch):
     monkeypatch.setattr(im2col, "BLOCK_VALUES", 1 << 16)  # blocks of one or two samples
     x = rng.standard_normal((7, 8, 61, 47)).astype(np.float32)
@@ -120,7 +117,7 @@ def test_conv2d_im2col_is_the_same_with_threads(stride, padding, groups, chunks_
 
 
 @pytest.mark.parametrize("stride, padding, dilation", [(1, 1, 1), ((2, 1), (1, 0), (1, 2))])
-def test_conv2d_depthwise_is_the_same_with_threads(stride, padding, dilation, chunks_made):
+def test_conv2d_depthwise_is_the_same_with_threads(rng, stride, padding, dilation, chunks_made):
     x = rng.standard_normal((13, 11, 45, 41)).astype(np.float32)  # blocks of 5, 5 and 3 samples
     w = rng.standard_normal((11, 1, 3, 2)).astype(np.float32)
     b = rng.standard_normal(11).astype(np.float32)
@@ -129,7 +126,7 @@ def test_conv2d_depthwise_is_the_same_with_threads(stride, padding, dilation, ch
 
 
 @pytest.mark.parametrize("stride", [1, (2, 3)])
-def test_conv2d_pointwise_is_the_same_with_threads(stride, chunks_made):
+def test_conv2d_pointwise_is_the_same_with_threads(rng, stride, chunks_made):
     x = rng.standard_normal((7, 12, 91, 83)).astype(np.float32)
     w = rng.standard_normal((10, 12, 1, 1)).astype(np.float32)
     same_bits(chunks_made, 2, lambda x, w: F.conv2d(x, w, stride=stride), x, w)
@@ -158,7 +155,7 @@ def test_a_chunk_does_not_split_again():
     assert inner == [[slice(0, 8)], [slice(0, 8)]]
 
 
-def test_blas_threads_are_restored_after_a_split_op():
+def test_blas_threads_are_restored_after_a_split_op(rng):
     setter = threads._find_blas_setter()
     if setter is None:
         pytest.skip("this numpy's BLAS has no per-thread setting (OpenBLAS < 0.3.27)")
@@ -204,7 +201,7 @@ def conv_and_relu(x, w):
 
 
 @pytest.mark.parametrize("starts_before_failing", [0, 1])
-def test_where_threads_cannot_start_everything_runs_in_one(starts_before_failing,
+def test_where_threads_cannot_start_everything_runs_in_one(rng, starts_before_failing,
                                                            fresh_workers, monkeypatch):
     """As in Pyodide or a sandbox: Thread.start raises RuntimeError; no error, same bits."""
     x = rng.standard_normal((7, 8, 41, 37)).astype(np.float32)
@@ -230,7 +227,7 @@ def test_where_threads_cannot_start_everything_runs_in_one(starts_before_failing
 # Scratch memory
 # ---------------------------------------------------------------------------
 
-def test_release_scratch_frees_every_threads_buffers():
+def test_release_scratch_frees_every_threads_buffers(rng):
     nb.set_num_threads(2)
     x = nb.tensor(rng.standard_normal((8, 16, 45, 39)).astype(np.float32))
     w = nb.tensor(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))

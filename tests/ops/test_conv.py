@@ -18,9 +18,6 @@ from nnbook.ops import Spec
 from nnbook.ops.conv import Conv2d
 from nnbook.tensor import apply
 
-RNG = np.random.default_rng(2)
-
-
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -61,8 +58,8 @@ def conv_ref_grads(x, w, g, stride=1, padding=0, dilation=1, groups=1):
     return grad_xp[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]], grad_w
 
 
-def t64(*shape, requires_grad=True):
-    return nb.tensor(RNG.standard_normal(shape), requires_grad=requires_grad)
+def t64(rng, *shape, requires_grad=True):
+    return nb.tensor(rng.standard_normal(shape), requires_grad=requires_grad)
 
 
 def conv(x, w, b=None, **kw):
@@ -107,10 +104,10 @@ CASES = [(g, c) for g in GEOMETRIES for c in CHANNELS]
 
 
 @pytest.mark.parametrize("geom,chans", CASES, ids=[config_id(*c) for c in CASES])
-def test_forward_matches_reference(geom, chans, implementation):
+def test_forward_matches_reference(rng, geom, chans, implementation):
     (h, w), (kh, kw), stride, padding, dilation = geom
     c_in, c_out, groups = chans
-    x, weight, b = t64(2, c_in, h, w), t64(c_out, c_in // groups, kh, kw), t64(c_out)
+    x, weight, b = t64(rng, 2, c_in, h, w), t64(rng, c_out, c_in // groups, kh, kw), t64(rng, c_out)
     kw_args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     y = conv(x, weight, b, **kw_args)
     np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), weight.detach().numpy(), b.detach().numpy(), **kw_args),
@@ -119,18 +116,18 @@ def test_forward_matches_reference(geom, chans, implementation):
 
 
 @pytest.mark.parametrize("geom,chans", CASES, ids=[config_id(*c) for c in CASES])
-def test_backward_gradcheck(geom, chans):
+def test_backward_gradcheck(rng, geom, chans):
     (h, w), (kh, kw), stride, padding, dilation = geom
     c_in, c_out, groups = chans
-    x, weight, b = t64(2, c_in, h, w), t64(c_out, c_in // groups, kh, kw), t64(c_out)
+    x, weight, b = t64(rng, 2, c_in, h, w), t64(rng, c_out, c_in // groups, kh, kw), t64(rng, c_out)
     kw_args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     assert nb.gradcheck(lambda x, w, b: reference_conv(x, w, b, **kw_args), (x, weight, b))
 
 
 @pytest.mark.parametrize("padding", ["same", "valid"])
 @pytest.mark.parametrize("kernel,dilation", [((3, 2), 1), ((2, 3), (1, 2)), ((3, 3), 2)])
-def test_string_padding(padding, kernel, dilation, implementation):
-    x, w = t64(2, 3, 7, 5), t64(4, 3, *kernel)
+def test_string_padding(rng, padding, kernel, dilation, implementation):
+    x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, *kernel)
     y = conv(x, w, padding=padding, dilation=dilation)
     if padding == "same":
         assert y.shape[2:] == (7, 5)
@@ -146,9 +143,9 @@ def test_string_padding(padding, kernel, dilation, implementation):
                         (x, w))
 
 
-def test_first_layer_skips_grad_x(implementation):
+def test_first_layer_skips_grad_x(rng, implementation):
     """An input that needs no gradient gets none computed (and the weight still does)."""
-    x, w = t64(2, 3, 7, 5, requires_grad=False), t64(4, 3, 3, 2)
+    x, w = t64(rng, 2, 3, 7, 5, requires_grad=False), t64(rng, 4, 3, 3, 2)
     op = Conv2d(padding=1)
     y = apply(op, x, w)
     grads = op.backward(np.ones(y.shape))
@@ -158,16 +155,16 @@ def test_first_layer_skips_grad_x(implementation):
 @pytest.mark.parametrize("w_shape,kw_args", [((4, 3, 3, 2), dict(padding=1)),
                                              ((6, 1, 3, 3), dict(padding=1, groups=3)),
                                              ((4, 3, 1, 1), dict(stride=2))])
-def test_frozen_weight_still_gives_grad_x(w_shape, kw_args):
-    x, w = t64(2, 3, 7, 5), t64(*w_shape, requires_grad=False)
+def test_frozen_weight_still_gives_grad_x(rng, w_shape, kw_args):
+    x, w = t64(rng, 2, 3, 7, 5), t64(rng, *w_shape, requires_grad=False)
     assert nb.gradcheck(lambda x: reference_conv(x, w, **kw_args), (x,))
 
 
 @pytest.mark.parametrize("w_shape,kw_args", [((4, 3, 3, 2), dict(padding=1)),
                                              ((6, 1, 3, 3), dict(padding=1, groups=3)),
                                              ((4, 3, 1, 1), dict(stride=2))])
-def test_empty_batch(w_shape, kw_args, implementation):
-    x, w, b = t64(0, 3, 7, 5), t64(*w_shape), t64(w_shape[0])
+def test_empty_batch(rng, w_shape, kw_args, implementation):
+    x, w, b = t64(rng, 0, 3, 7, 5), t64(rng, *w_shape), t64(rng, w_shape[0])
     y = conv(x, w, b, **kw_args)
     assert y.shape == Conv2d(**kw_args).infer(Spec(x.shape), Spec(w.shape))
     y.backward(np.ones(y.shape))
@@ -175,8 +172,8 @@ def test_empty_batch(w_shape, kw_args, implementation):
 
 
 @pytest.mark.parametrize("groups,c_out", [(1, 5), (3, 3), (3, 6)])
-def test_unbatched_input(groups, c_out, implementation):
-    x, w, b = t64(3, 7, 5), t64(c_out, 3 // groups, 3, 2), t64(c_out)
+def test_unbatched_input(rng, groups, c_out, implementation):
+    x, w, b = t64(rng, 3, 7, 5), t64(rng, c_out, 3 // groups, 3, 2), t64(rng, c_out)
     y = conv(x, w, b, padding=1, groups=groups)
     expected = conv_ref(x.detach().numpy()[None], w.detach().numpy(), b.detach().numpy(), padding=1, groups=groups)[0]
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
@@ -186,45 +183,45 @@ def test_unbatched_input(groups, c_out, implementation):
 
 @pytest.mark.parametrize("kind", ["ordinary", "pointwise", "depthwise"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dtype_is_kept(kind, dtype, implementation):
+def test_dtype_is_kept(rng, kind, dtype, implementation):
     c_in, groups, kernel = {"ordinary": (3, 1, 3), "pointwise": (3, 1, 1),
                             "depthwise": (8, 8, 3)}[kind]
-    x = nb.tensor(RNG.standard_normal((2, c_in, 7, 5)).astype(dtype), requires_grad=True)
-    w = nb.tensor(RNG.standard_normal((8, c_in // groups, kernel, kernel)).astype(dtype),
+    x = nb.tensor(rng.standard_normal((2, c_in, 7, 5)).astype(dtype), requires_grad=True)
+    w = nb.tensor(rng.standard_normal((8, c_in // groups, kernel, kernel)).astype(dtype),
                   requires_grad=True)
-    b = nb.tensor(RNG.standard_normal(8).astype(dtype), requires_grad=True)
+    b = nb.tensor(rng.standard_normal(8).astype(dtype), requires_grad=True)
     y = conv(x, w, b, stride=(1, 2), groups=groups)
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == w.grad.dtype == b.grad.dtype == dtype
 
 
-def test_swapped_height_and_width_depthwise_on_non_square_input(implementation):
+def test_swapped_height_and_width_depthwise_on_non_square_input(rng, implementation):
     """The swapped height and width: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4
     input, forward and backward."""
-    x, w, b = t64(10, 64, 8, 4), t64(64, 1, 3, 3), t64(64)
+    x, w, b = t64(rng, 10, 64, 8, 4), t64(rng, 64, 1, 3, 3), t64(rng, 64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)
     np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), w.detach().numpy(), b.detach().numpy(), padding=1, groups=64),
                                rtol=1e-12, atol=1e-12)
-    g = RNG.standard_normal(y.shape)
+    g = rng.standard_normal(y.shape)
     y.backward(g)
     grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, padding=1, groups=64)
     np.testing.assert_allclose(x.grad.numpy(), grad_x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), g.sum(axis=(0, 2, 3)), rtol=1e-12)
     # and numerically, on a slice of the batch and channels (the full one takes minutes)
-    xs, ws = t64(2, 6, 8, 4), t64(6, 1, 3, 3)
+    xs, ws = t64(rng, 2, 6, 8, 4), t64(rng, 6, 1, 3, 3)
     assert nb.gradcheck(lambda x, w: reference_conv(x, w, padding=1, groups=6), (xs, ws))
 
 
-def test_swapped_height_and_width_block_forward_and_backward(implementation):
+def test_swapped_height_and_width_block_forward_and_backward(rng, implementation):
     """The ops of the Xception block of the swapped height and width, on its 10×3×16×8
     input: every gradient arrives."""
     from nnbook.ops.pool import MaxPool2d
 
-    x = t64(10, 3, 16, 8, requires_grad=False)
-    w_in, w_dw, w_pw, w_skip = t64(64, 3, 3, 3), t64(64, 1, 3, 3), t64(512, 64, 1, 1), \
-        t64(512, 64, 1, 1)
+    x = t64(rng, 10, 3, 16, 8, requires_grad=False)
+    w_in, w_dw = t64(rng, 64, 3, 3, 3), t64(rng, 64, 1, 3, 3)
+    w_pw, w_skip = t64(rng, 512, 64, 1, 1), t64(rng, 512, 64, 1, 1)
     h = conv(x, w_in, stride=2, padding=1)                        # (10, 64, 8, 4)
     seq = conv(conv(h, w_dw, padding=1, groups=64), w_pw)          # (10, 512, 8, 4)
     seq = apply(MaxPool2d(3, 2, 1), seq)                          # (10, 512, 4, 2)
@@ -237,11 +234,11 @@ def test_swapped_height_and_width_block_forward_and_backward(implementation):
 
 
 @pytest.mark.parametrize("multiplier", [1, 2, 3])
-def test_depthwise_matches_grouped_reference_backward(multiplier, implementation):
+def test_depthwise_matches_grouped_reference_backward(rng, multiplier, implementation):
     """Depth multipliers: output channel c·m + k sees input channel c."""
-    x, w = t64(2, 3, 9, 4), t64(3 * multiplier, 1, 3, 2)
+    x, w = t64(rng, 2, 3, 9, 4), t64(rng, 3 * multiplier, 1, 3, 2)
     y = conv(x, w, stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=3)
-    g = RNG.standard_normal(y.shape)
+    g = rng.standard_normal(y.shape)
     y.backward(g)
     grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, stride=(2, 1), padding=1,
                                     dilation=(1, 2), groups=3)
@@ -249,8 +246,8 @@ def test_depthwise_matches_grouped_reference_backward(multiplier, implementation
     np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
 
 
-def test_stride_larger_than_kernel_leaves_unused_pixels_zero(implementation):
-    x, w = t64(1, 2, 7, 5), t64(3, 2, 2, 1)
+def test_stride_larger_than_kernel_leaves_unused_pixels_zero(rng, implementation):
+    x, w = t64(rng, 1, 2, 7, 5), t64(rng, 3, 2, 2, 1)
     y = conv(x, w, stride=3)
     y.sum().backward()
     used = np.zeros((7, 5), bool)
@@ -424,11 +421,11 @@ def test_infer_and_formula_store_nothing():
         assert vars(op) == before
 
 
-def test_same_padding_is_resolved_in_one_place():
+def test_same_padding_is_resolved_in_one_place(rng):
     from nnbook import nn
     from nnbook.nn import functional as F
 
-    x, w = t64(2, 3, 7, 5), t64(4, 3, 2, 3)              # totals 1 and 2: pads (0, 1), (1, 1)
+    x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, 2, 3)    # totals 1 and 2: pads (0, 1), (1, 1)
     expected = F.conv2d(F.pad(x, (1, 1, 0, 1)), w)
     np.testing.assert_allclose(F.conv2d(x, w, padding="same").detach().numpy(),
                                expected.detach().numpy(), rtol=1e-12, atol=1e-12)

@@ -20,9 +20,6 @@ from nnbook.ops import Spec
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from nnbook.tensor import apply
 
-RNG = np.random.default_rng(3)
-
-
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -87,8 +84,8 @@ def adaptive_ref(x, output_size):
     return out
 
 
-def t64(*shape, requires_grad=True):
-    return nb.tensor(RNG.standard_normal(shape), requires_grad=requires_grad)
+def t64(rng, *shape, requires_grad=True):
+    return nb.tensor(rng.standard_normal(shape), requires_grad=requires_grad)
 
 
 def pool(op, x):
@@ -125,8 +122,8 @@ AVG_CONFIGS = [
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("config", MAX_CONFIGS, ids=str)
-def test_max_pool_forward_and_gradcheck(size, config, implementation):
-    x = t64(2, 3, *size)
+def test_max_pool_forward_and_gradcheck(rng, size, config, implementation):
+    x = t64(rng, 2, 3, *size)
     op = MaxPool2d(*config)
     y = pool(op, x)
     expected, _ = max_pool_ref(x.detach().numpy(), *config)
@@ -137,11 +134,11 @@ def test_max_pool_forward_and_gradcheck(size, config, implementation):
 
 
 @pytest.mark.parametrize("config", MAX_CONFIGS, ids=str)
-def test_max_pool_ties_go_to_the_first_max(config, implementation):
+def test_max_pool_ties_go_to_the_first_max(rng, config, implementation):
     """Integer-valued inputs tie often; each gradient must reach the first max of its window."""
-    x = nb.tensor(RNG.integers(0, 3, size=(2, 2, 9, 4)).astype(np.float64), requires_grad=True)
+    x = nb.tensor(rng.integers(0, 3, size=(2, 2, 9, 4)).astype(np.float64), requires_grad=True)
     y = pool(MaxPool2d(*config), x)
-    g = RNG.standard_normal(y.shape)
+    g = rng.standard_normal(y.shape)
     y.backward(g)
     _, where = max_pool_ref(x.detach().numpy(), *config)
     expected = np.zeros(x.shape)
@@ -152,8 +149,8 @@ def test_max_pool_ties_go_to_the_first_max(config, implementation):
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("config", AVG_CONFIGS, ids=str)
-def test_avg_pool_forward_and_gradcheck(size, config, implementation):
-    x = t64(2, 3, *size)
+def test_avg_pool_forward_and_gradcheck(rng, size, config, implementation):
+    x = t64(rng, 2, 3, *size)
     y = pool(AvgPool2d(*config), x)
     np.testing.assert_allclose(y.detach().numpy(), avg_pool_ref(x.detach().numpy(), *config), rtol=1e-12, atol=1e-12)
     assert AvgPool2d(*config).infer(Spec(x.shape)) == y.shape
@@ -163,8 +160,8 @@ def test_avg_pool_forward_and_gradcheck(size, config, implementation):
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("output_size", [1, 2, (3, 2), (None, 3), (4, None), (8, 12), 5])
-def test_adaptive_avg_pool_forward_and_gradcheck(size, output_size, implementation):
-    x = t64(2, 3, *size)
+def test_adaptive_avg_pool_forward_and_gradcheck(rng, size, output_size, implementation):
+    x = t64(rng, 2, 3, *size)
     y = pool(AdaptiveAvgPool2d(output_size), x)
     np.testing.assert_allclose(y.detach().numpy(), adaptive_ref(x.detach().numpy(), output_size), rtol=1e-12,
                                atol=1e-12)
@@ -174,8 +171,8 @@ def test_adaptive_avg_pool_forward_and_gradcheck(size, output_size, implementati
 
 @pytest.mark.parametrize("make", [lambda: MaxPool2d(3, 2, 1), lambda: AvgPool2d((3, 2), 1, (1, 0)),
                                   lambda: AdaptiveAvgPool2d((2, 3))], ids=lambda make: make().name)
-def test_unbatched_input(make, implementation):
-    x = t64(3, 7, 5)
+def test_unbatched_input(rng, make, implementation):
+    x = t64(rng, 3, 7, 5)
     y = pool(make(), x)
     batched = pool(make(), nb.tensor(x.detach().numpy()[None]))
     np.testing.assert_allclose(y.detach().numpy(), batched.detach().numpy()[0], rtol=1e-12)
@@ -187,8 +184,8 @@ def test_unbatched_input(make, implementation):
                                   lambda: AdaptiveAvgPool2d((2, 3)),
                                   lambda: AdaptiveAvgPool2d(1)], ids=lambda make: make().name)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dtype_is_kept(make, dtype, implementation):
-    x = nb.tensor(RNG.standard_normal((2, 3, 7, 5)).astype(dtype), requires_grad=True)
+def test_dtype_is_kept(rng, make, dtype, implementation):
+    x = nb.tensor(rng.standard_normal((2, 3, 7, 5)).astype(dtype), requires_grad=True)
     y = pool(make(), x)
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == dtype
@@ -196,8 +193,8 @@ def test_dtype_is_kept(make, dtype, implementation):
 
 @pytest.mark.parametrize("make", [lambda: MaxPool2d(2), lambda: AvgPool2d(3, 2, 1),
                                   lambda: AdaptiveAvgPool2d((2, 3))], ids=lambda make: make().name)
-def test_empty_batch(make, implementation):
-    x = t64(0, 3, 7, 5)
+def test_empty_batch(rng, make, implementation):
+    x = t64(rng, 0, 3, 7, 5)
     y = pool(make(), x)
     assert y.shape == make().infer(Spec(x.shape))
     y.backward(np.ones(y.shape))
@@ -210,8 +207,8 @@ def test_max_pool_padding_is_minus_infinity(implementation):
     assert y.detach().numpy().max() == -1.0  # never the zero padding
 
 
-def test_avg_pool_global_mean_from_adaptive(implementation):
-    x = t64(4, 5, 7, 5)
+def test_avg_pool_global_mean_from_adaptive(rng, implementation):
+    x = t64(rng, 4, 5, 7, 5)
     y = pool(AdaptiveAvgPool2d(1), x)
     np.testing.assert_allclose(y.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-12)
 

@@ -15,12 +15,6 @@ def positive_int(cls: str, name: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
-def probability(cls: str, name: str, value) -> float:
-    if not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise InputError(message(
-            f"{name} must be a probability between 0 and 1, got {value!r}.", where=cls,
-            hint=f"{name}=0.5 zeroes half of the values during training."))
-    return float(value)
 
 
 def check_device(cls: str, device) -> None:

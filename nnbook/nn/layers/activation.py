@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ...errors import InputError, message
 from .. import functional as F
+from ...ops.dropout import check_probability
 from ..module import Module
-from ._args import probability
 
 
 class ReLU(Module):
@@ -86,7 +86,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        self.p = probability("Dropout", "p", p)
+        self.p = check_probability(p, "Dropout")
         self.inplace = inplace
 
     def forward(self, input):

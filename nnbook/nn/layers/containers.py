@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ...errors import InputError, ShapeError, fmt_shape, message
+from ...errors import DimError, InputError, ShapeError, fmt_shape, message
 from ... import context
+from ...context import layer_name
 from ...creation import cat
-from ..guard import describe_layer
 from ..module import Module, ModuleAttributeError
 from ..parameter import join_path
 
@@ -70,7 +70,7 @@ class _Indexed(Module):
                 f"{type(self).__name__} indices are ints or slices, got {index!r}.",
                 where=type(self).__name__, hint="use model[0], model[-1] or model[1:3]."))
         if not -len(keys) <= index < len(keys):
-            raise ModuleAttributeError(message(
+            raise DimError(message(
                 f"index {index} is out of range for a {type(self).__name__} of "
                 f"{len(keys)} layer(s).", where=type(self).__name__,
                 hint=f"use an index from {-len(keys)} to {len(keys) - 1}."
@@ -127,7 +127,7 @@ class ModuleList(_Indexed):
     def forward(self, *args, **kwargs):
         raise ModuleAttributeError(message(
             "a ModuleList only holds layers; it cannot be called.",
-            where=describe_layer(_own_path(self), "ModuleList"),
+            where=layer_name(_own_path(self), self),
             hint="loop over it in your forward (for layer in self.layers: x = layer(x)), "
             "or use nb.nn.Sequential to run the layers in order."))
 
@@ -170,7 +170,7 @@ class _Branches(Module):
             if not fits(out, first):
                 own = _own_path(self)
                 names = list(self._modules)
-                a, b = (describe_layer(join_path(own, names[i]), type(self[i]).__name__)
+                a, b = (layer_name(join_path(own, names[i]), self[i])
                         for i in (0, index))
                 raise ShapeError(message(
                     f"the branches of {type(self).__name__} give different shapes: {a} gives "
@@ -234,11 +234,16 @@ def _check_module(container, index, module):
     if not isinstance(module, Module):
         cls = type(container).__name__
         extra = ""
+        hint = f"give {cls} layers such as nb.nn.ReLU() or nb.nn.Linear(4, 2)."
         if isinstance(module, type) and issubclass(module, Module):
             extra = f"; did you forget the parentheses: {module.__name__}(...)?"
+            hint = f"build the layer: {module.__name__}() (with its arguments), not the class."
+        elif isinstance(module, (list, tuple)) and cls != "ModuleList":
+            hint = (f"give the layers one by one, not in a {type(module).__name__}: "
+                    f"{cls}(*layers), or {cls}(layer1, layer2, ...).")
         raise InputError(message(
-            f"item {index} of {cls} is a {type(module).__name__}, not a layer{extra}",
-            where=cls, hint=f"give {cls} layers such as nb.nn.ReLU() or nb.nn.Linear(4, 2)."))
+            f"item {index} of {cls} is a {type(module).__name__}, not a layer{extra}.",
+            where=cls, hint=hint))
     return module
 
 
@@ -275,7 +280,7 @@ def previous_layer():
         for earlier in reversed(names[:index]):
             module = parent._modules[earlier]
             if hasattr(module, "out_channels") or hasattr(module, "out_features"):
-                source = describe_layer(join_path(parent_path, earlier), type(module).__name__)
+                source = layer_name(join_path(parent_path, earlier), module)
                 break
             if not getattr(module, "preserves_channels", False):
                 break  # a Flatten or a custom layer: the count is made there
@@ -293,7 +298,7 @@ def mismatch_hint(replacement: str, unit: str, got: int, expected: int) -> str:
     if module is None:
         return (f"the model's input has {got} {unit}; use {replacement} here, or feed "
                 f"data with {expected} {unit}.")
-    who = describe_layer(path, type(module).__name__)
+    who = layer_name(path, module)
     change = source or who
     return (f"{who} outputs {got} {unit}; use {replacement} here, or make {change} "
             f"output {expected} {unit}.")

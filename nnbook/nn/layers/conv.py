@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError, ShapeError, fmt_shape, message
+from ...ops.base import channels_hint
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -84,8 +85,8 @@ class Conv2d(Module):
                   f"   groups={self.groups}")
         raise ShapeError(message(
             f"expects input with {self.in_channels} channels, got {got}.", values=values,
-            hint=mismatch_hint(self._with_in_channels(got), "channels", got,
-                               self.in_channels)))
+            hint=channels_hint(input.shape, self.in_channels) or
+            mismatch_hint(self._with_in_channels(got), "channels", got, self.in_channels)))
 
     def _with_in_channels(self, channels: int) -> str:
         """This layer as a user would write it, taking ``channels`` input channels."""

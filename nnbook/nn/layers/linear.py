@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ShapeError, fmt_shape, message
+from ...ops.linalg import features_hint
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -39,8 +40,9 @@ class Linear(Module):
                 f"expects input with {self.in_features} features in its last dimension, "
                 f"got {got}.",
                 values=f"input {fmt_shape(input.shape)}   weight {fmt_shape(self.weight.shape)}",
-                hint=mismatch_hint(f"Linear({got}, {self.out_features})", "features", got,
-                                   self.in_features)))
+                hint=features_hint(input.shape, self.in_features, self.out_features) or
+                mismatch_hint(f"Linear({got}, {self.out_features})", "features", got,
+                              self.in_features)))
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

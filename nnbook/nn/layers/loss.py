@@ -7,33 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError, message
+from ...ops.losses import check_reduction
 from ...tensor import Tensor, _wrap
 from .. import functional as F
-from ...errors import warn_from_user_code
 from ..module import Module
 
-_REDUCTIONS = ("mean", "sum", "none")
 
-
-class LegacyReductionWarning(UserWarning):
-    """size_average / reduce were given (deprecated in PyTorch too)."""
-
-
-def _check_reduction(cls: str, reduction, size_average=None, reduce=None) -> str:
-    if size_average is not None or reduce is not None:
-        # PyTorch's old flags: reduce=False keeps every loss, else size_average picks mean/sum.
-        keep = reduce is False
-        reduction = "none" if keep else ("sum" if size_average is False else "mean")
-        warn_from_user_code(LegacyReductionWarning(message(
-            "size_average and reduce are deprecated (in PyTorch too).", where=cls,
-            hint=f"use reduction={reduction!r}.", line=False)))
-    if reduction not in _REDUCTIONS:
-        raise InputError(message(
-            f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}.", where=cls,
-            hint="'mean' averages the losses of the batch, 'sum' adds them, 'none' keeps "
-            "one per element."))
-    return reduction
+def _reduction(cls: str, reduction, size_average=None, reduce=None) -> str:
+    """``reduction`` (or PyTorch's old flags), checked when the layer is built."""
+    return check_reduction(F.legacy_reduction(cls, size_average, reduce, reduction), cls)
 
 
 class _WeightedLoss(Module):
@@ -45,7 +27,7 @@ class _WeightedLoss(Module):
             weight = _wrap(np.asarray(weight, dtype=np.float32))
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
-        self.reduction = _check_reduction(cls, reduction, size_average, reduce)
+        self.reduction = _reduction(cls, reduction, size_average, reduce)
 
     def extra_repr(self) -> str:
         parts = [] if self.reduction == "mean" else [f"reduction={self.reduction!r}"]
@@ -82,7 +64,7 @@ class MSELoss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = _check_reduction("MSELoss", reduction, size_average, reduce)
+        self.reduction = _reduction("MSELoss", reduction, size_average, reduce)
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ShapeError, fmt_shape, message
+from ...ops.base import channels_hint
 from ...context import no_grad
 from ...tensor import _wrap
 from .. import functional as F
@@ -92,7 +93,8 @@ class _BatchNorm(Module):
             raise ShapeError(message(
                 f"expects input with {self.num_features} channels, got {got}.",
                 values=f"input {fmt_shape(input.shape)}   num_features={self.num_features}",
-                hint=mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)))
+                hint=(channels_hint(input.shape, self.num_features, cls) if ndim == 4 else None)
+                or mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)))
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

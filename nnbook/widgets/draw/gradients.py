@@ -8,7 +8,8 @@ from __future__ import annotations
 from matplotlib.patches import Patch
 from matplotlib.ticker import LogLocator, NullLocator
 
-from ...inspect.params import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, gradient_flow
+from ...inspect.flow import gradient_flow
+from ..palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR
 
 FONT = 12
 SMALL = 10.5
@@ -52,25 +53,8 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         bars = ax.bar(xs, shown, width=0.7, color=[ZONE_COLORS[b.zone] for b in flow])
         ax.set_ylim(bottom, top)
         ax.axhline(0, color="#9e9e9e", lw=1)
-    bottom, top = ax.get_ylim()
-    for threshold, zone in ((low, "vanishing"), (high, "exploding")):
-        # on a linear axis a line at 1e-5 would sit on zero: draw only the visible ones
-        if log or 0.03 * top < threshold <= top:
-            ax.axhline(threshold, color=PROBLEM_COLOR, lw=1.5, ls="--")
-            ax.text(1.01, threshold, f"{zone}\n{'<' if zone == 'vanishing' else '>'} "
-                    f"{threshold:g}", transform=ax.get_yaxis_transform(), ha="left",
-                    va="top" if zone == "vanishing" else "bottom", fontsize=SMALL,
-                    color=PROBLEM_COLOR, clip_on=False)
-    for x, b, bar in zip(xs, flow, bars):
-        if b.value is None:
-            ax.text(x, 0.02, "no\ngrad", transform=ax.get_xaxis_transform(), ha="center",
-                    va="bottom", fontsize=SMALL, color=PROBLEM_COLOR, fontweight="bold")
-        elif len(flow) <= 16:  # the value on top of its bar (below it when negative)
-            up = b.value >= 0 or log
-            ax.text(x, bar.get_y() + bar.get_height() if up else bar.get_y(), f"{b.value:.2g}",
-                    ha="center", va="bottom" if up else "top",
-                    fontsize=SMALL if len(flow) <= 10 else SMALL - 1.5,
-                    color=ZONE_COLORS[b.zone] if b.zone != "vanishing" else PROBLEM_COLOR)
+    _draw_thresholds(ax, thresholds, log)
+    _label_bars(ax, xs, flow, bars, log)
     ax.set_xticks(xs, [b.path for b in flow], rotation=30 if len(flow) > 4 else 0,
                   ha="right" if len(flow) > 4 else "center", fontsize=SMALL + 0.5)
     for tick, b in zip(ax.get_xticklabels(), flow):
@@ -90,6 +74,33 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
               loc="lower right", fontsize=SMALL, ncol=3, frameon=False,
               bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
     return bars
+
+
+def _draw_thresholds(ax, thresholds, log: bool) -> None:
+    """Dashed red lines where the vanishing and exploding zones begin, labelled."""
+    top = ax.get_ylim()[1]
+    for threshold, zone in zip(thresholds, ("vanishing", "exploding")):
+        # on a linear axis a line at 1e-5 would sit on zero: draw only the visible ones
+        if log or 0.03 * top < threshold <= top:
+            ax.axhline(threshold, color=PROBLEM_COLOR, lw=1.5, ls="--")
+            ax.text(1.01, threshold, f"{zone}\n{'<' if zone == 'vanishing' else '>'} "
+                    f"{threshold:g}", transform=ax.get_yaxis_transform(), ha="left",
+                    va="top" if zone == "vanishing" else "bottom", fontsize=SMALL,
+                    color=PROBLEM_COLOR, clip_on=False)
+
+
+def _label_bars(ax, xs, flow, bars, log: bool) -> None:
+    """'no grad' where there is no gradient; the value on its bar when few bars are drawn."""
+    for x, b, bar in zip(xs, flow, bars):
+        if b.value is None:
+            ax.text(x, 0.02, "no\ngrad", transform=ax.get_xaxis_transform(), ha="center",
+                    va="bottom", fontsize=SMALL, color=PROBLEM_COLOR, fontweight="bold")
+        elif len(flow) <= 16:  # the value on top of its bar (below it when negative)
+            up = b.value >= 0 or log
+            ax.text(x, bar.get_y() + bar.get_height() if up else bar.get_y(), f"{b.value:.2g}",
+                    ha="center", va="bottom" if up else "top",
+                    fontsize=SMALL if len(flow) <= 10 else SMALL - 1.5,
+                    color=ZONE_COLORS[b.zone] if b.zone != "vanishing" else PROBLEM_COLOR)
 
 
 def _magnitudes(values):

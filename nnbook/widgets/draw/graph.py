@@ -10,7 +10,7 @@ from matplotlib.artist import Artist
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import FancyBboxPatch
 
-from ...inspect.params import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
+from ..palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 from .graph_layout import NODE_H, graph_layout
 
 FONT = 10.5
@@ -54,6 +54,18 @@ def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool =
     artists["arrows"] = ax.scatter([x for x, _ in ends], [y + NODE_H / 2 + 0.05 for _, y in ends],
                                    marker="v", s=24, color=EDGE_COLOR, zorder=2)
 
+    artists["nodes"] = _node_boxes(nodes, pos, now, done, got_grad)
+    ax.add_collection(artists["nodes"])
+
+    artists["gradients"] = _gradient_labels(ax, edges, pos, step, now) if step else []
+    if labels:
+        artists["labels"] = draw_node_labels(ax, (nodes, edges, layout), backward_order(trace))
+    frame_graph(ax, (nodes, edges, layout))
+    return artists
+
+
+def _node_boxes(nodes, pos, now, done, got_grad) -> PatchCollection:
+    """One rounded box per node: the current op outlined, done ones purple, constants dashed."""
     boxes, faces, edgecolors, widths, styles = [], [], [], [], []
     for n in nodes:
         x, y = pos[n.key]
@@ -69,29 +81,26 @@ def draw_graph(ax, trace, current: int | None = None, parts=None, labels: bool =
             faces.append("white" if n.kind == "op" else FORWARD_FILL)
             edgecolors.append(FORWARD_COLOR), widths.append(1.5)
         styles.append("--" if n.kind == "const" else "-")
-    artists["nodes"] = PatchCollection(boxes, facecolors=faces, edgecolors=edgecolors,
-                                       linewidths=widths, linestyles=styles, zorder=3)
-    ax.add_collection(artists["nodes"])
+    return PatchCollection(boxes, facecolors=faces, edgecolors=edgecolors,
+                           linewidths=widths, linestyles=styles, zorder=3)
 
+
+def _gradient_labels(ax, edges, pos, step, now) -> list:
+    """The gradient each input of the current op receives, just below that input."""
     grads = []
-    if step is not None:  # the gradient each input receives, just below that input
-        for (u, v, index) in edges:
-            if v != now:
-                continue
-            norm = step.grad_norms[index] if index < len(step.grad_norms) else None
-            x, y = pos[u]  # just below the input that receives it
-            y -= NODE_H / 2 + 0.17 + 0.3 * sum(1 for e in edges if e[0] == u and e[1] == now
-                                               and e[2] < index)
-            text = "no gradient" if norm is None else f"‖g‖ {norm:.3g}"
-            grads.append(ax.text(x, y, text, ha="center", va="center", fontsize=FONT - 0.5,
-                                 color=GRADIENT_COLOR, fontweight="bold", zorder=6,
-                                 bbox=dict(boxstyle="round,pad=0.12", fc="white",
-                                           ec=GRADIENT_COLOR, lw=1)))
-    artists["gradients"] = grads
-    if labels:
-        artists["labels"] = draw_node_labels(ax, (nodes, edges, layout), backward_order(trace))
-    frame_graph(ax, (nodes, edges, layout))
-    return artists
+    for (u, v, index) in edges:
+        if v != now:
+            continue
+        norm = step.grad_norms[index] if index < len(step.grad_norms) else None
+        x, y = pos[u]
+        y -= NODE_H / 2 + 0.17 + 0.3 * sum(1 for e in edges if e[0] == u and e[1] == now
+                                           and e[2] < index)
+        text = "no gradient" if norm is None else f"‖g‖ {norm:.3g}"
+        grads.append(ax.text(x, y, text, ha="center", va="center", fontsize=FONT - 0.5,
+                             color=GRADIENT_COLOR, fontweight="bold", zorder=6,
+                             bbox=dict(boxstyle="round,pad=0.12", fc="white",
+                                       ec=GRADIENT_COLOR, lw=1)))
+    return grads
 
 
 def draw_node_labels(ax, parts, order=None) -> list:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...inspect.params import FORWARD_COLOR, GRADIENT_COLOR
+from ...inspect.values import value_summary
+from ..palette import FORWARD_COLOR, GRADIENT_COLOR
 from .graph import CURRENT_EDGE, PANEL_FONT, draw_graph_legend
 from .graph_layout import compact_shape, layer_path, op_title
 
@@ -45,8 +46,6 @@ def _source_text(trace, kind, ref) -> str:
 
 def step_view(trace, index: int) -> StepView:
     """What backward step ``index`` of ``trace`` receives and sends, ready to print."""
-    from ...inspect.params import value_summary
-
     step = trace.steps[index]
     node = trace.node(step.node)
     names = node.input_names or [f"input{i}" for i in range(len(node.inputs))]
@@ -70,8 +69,6 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
     Figure texts from (``left``, ``top``) in figure fractions (no Axes: cheaper); the
     colour legend at the foot unless ``legend=False`` (a widget pastes it with the labels).
     """
-    from ...inspect.params import value_summary
-
     line = PANEL_FONT * 1.32 / (fig.get_figheight() * 72)   # one line, in figure fraction
     cursor = [top]
     texts = []

@@ -9,8 +9,9 @@ import numpy as np
 
 from matplotlib.ticker import LogLocator, NullLocator
 
-from ...inspect.params import (FLAGS, FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR,
-                               PROBLEM_COLOR)
+from ...inspect.param_flags import FLAGS
+from ..palette import (FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR, PROBLEM_COLOR,
+                       PROBLEM_TINT)
 
 FONT = 12          # points; a projector needs at least this
 SMALL = 10.5
@@ -46,7 +47,7 @@ def _rows_axis(ax, rows, title, labels=True):
         ax.spines[side].set_visible(False)
     for y, r in zip(ys, rows):
         if r.problems:
-            ax.axhspan(y - 0.5, y + 0.5, color="#fdecea", zorder=0, lw=0)
+            ax.axhspan(y - 0.5, y + 0.5, color=PROBLEM_TINT, zorder=0, lw=0)
     strays = [y for y, r in zip(ys, rows) if not r.in_model]
     if strays and strays[0] > 0:  # the optimizer-only tensors come last, under a red line
         ax.axhline(strays[0] - 0.5, color=PROBLEM_COLOR, lw=2, ls="--")

@@ -14,14 +14,15 @@ import textwrap
 from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle
 
 from ...errors import fmt_shape  # (10, 3, 16, 8), the way every nnbook message writes shapes
+from .. import palette
 
-# One colour per role, in every nnbook widget.
-INPUT, INPUT_FILL = "#1565c0", "#bbdefb"
-OUTPUT, OUTPUT_FILL = "#2e7d32", "#c8e6c9"
-LAYER, LAYER_FILL = "#e65100", "#ffe0b2"
-ERROR, ERROR_FILL = "#c62828", "#ffebee"
-PADDING, PADDING_FILL = "#757575", "#e0e0e0"
-TEXT, MUTED = "#212121", "#616161"
+# The roles of a shape drawing, in the colours of every nnbook view.
+INPUT, INPUT_FILL = palette.FORWARD_COLOR, palette.INPUT_FILL
+OUTPUT, OUTPUT_FILL = palette.OUTPUT_COLOR, palette.OUTPUT_FILL
+LAYER, LAYER_FILL = palette.LAYER_COLOR, palette.LAYER_FILL
+ERROR, ERROR_FILL = palette.PROBLEM_COLOR, palette.PROBLEM_FILL
+PADDING, PADDING_FILL = palette.PADDING_COLOR, palette.PADDING_FILL
+TEXT, MUTED = palette.TEXT_COLOR, palette.MUTED_COLOR
 ROLES = {"input": (INPUT, INPUT_FILL), "output": (OUTPUT, OUTPUT_FILL),
          "error": (ERROR, ERROR_FILL)}
 
@@ -202,22 +203,8 @@ def draw_step(ax, step, title=None, params_text=None) -> None:
     inputs, output = step.input_shapes, step.output_shape
     unit, feature_unit = step_units(inputs, output, room, room)
 
-    sizes = [glyph_size(s, unit, feature_unit) for s in inputs]
-    between = 0.22  # between stacked inputs: the C label of the lower one
-    stacked = sum(h for _, h in sizes) + _labels_height(len(sizes))
-    y = (top + bottom + stacked) / 2  # top of the stack
-    symbol = OP_SYMBOLS.get(step.layer, "") if len(sizes) > 1 else ""
-    for k, (shape, (w, h)) in enumerate(zip(inputs, sizes)):
-        if k:
-            y -= between
-        y -= h
-        x = 0.45 + (column_w - 0.45 - w) / 2
-        last = k == len(sizes) - 1
-        draw_tensor_box(ax, shape, x, y, unit, feature_unit, role="input", batch=last)
-        if symbol and k:
-            ax.text(0.3, y + h + between / 2, symbol, ha="center", va="center",
-                    color=LAYER, fontsize=TITLE_SIZE + 6, fontweight="bold", family=SANS)
-        y -= LABEL_SPACE if last else SHAPE_SPACE
+    _draw_input_stack(ax, inputs, unit, feature_unit, column_w, (top + bottom) / 2,
+                      OP_SYMBOLS.get(step.layer, ""))
 
     colour = ERROR if failed else LAYER
     middle = (top + bottom + LABEL_SPACE) / 2
@@ -240,6 +227,27 @@ def draw_step(ax, step, title=None, params_text=None) -> None:
                         unit, feature_unit, role="output")
     else:
         draw_missing_tensor(ax, out_left + (column_w - 0.45) / 2 - 0.35, middle - 0.35, 0.7)
+
+
+def _draw_input_stack(ax, inputs, unit, feature_unit, column_w, centre, symbol) -> None:
+    """The inputs stacked in the left column around ``centre``, the batch written under
+    the last; ``symbol`` ('+', '@') between them when the layer is a binary op."""
+    sizes = [glyph_size(s, unit, feature_unit) for s in inputs]
+    between = 0.22  # between stacked inputs: the C label of the lower one
+    stacked = sum(h for _, h in sizes) + _labels_height(len(sizes))
+    y = centre + stacked / 2  # top of the stack
+    symbol = symbol if len(sizes) > 1 else ""
+    for k, (shape, (w, h)) in enumerate(zip(inputs, sizes)):
+        if k:
+            y -= between
+        y -= h
+        x = 0.45 + (column_w - 0.45 - w) / 2
+        last = k == len(sizes) - 1
+        draw_tensor_box(ax, shape, x, y, unit, feature_unit, role="input", batch=last)
+        if symbol and k:
+            ax.text(0.3, y + h + between / 2, symbol, ha="center", va="center",
+                    color=LAYER, fontsize=TITLE_SIZE + 6, fontweight="bold", family=SANS)
+        y -= LABEL_SPACE if last else SHAPE_SPACE
 
 
 # ---------------------------------------------------------------------------

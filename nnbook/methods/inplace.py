@@ -1,0 +1,175 @@
+"""In-place methods (the ones whose names end in ``_``), all through ``Tensor._write``.
+
+``_write`` adds one to the tensor's version counter (so a backward that saved the old
+values refuses to run on the new ones) and, while recording, makes the tensor the output
+of the op, so gradients flow through the change.  ``add_``, ``mul_``, ``fill_``,
+``clamp_`` and the other first ones are in nnbook/tensor.py.
+
+The random fills (``normal_``, ``uniform_``...) draw from ``generator`` or the default
+generator; like PyTorch, they are meant for ``with nb.no_grad():`` (initialisation).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ArgumentError, DTypeError, message
+from ..ops import elementwise as ew
+from ..ops import explog, indexing, rounding, selection, ternary, trig
+from ..random import numpy_generator
+from .operands import numpy_dim
+
+
+class InPlace:
+    """Tensor methods that change the tensor itself."""
+
+    __slots__ = ()
+
+    # -- elementwise functions -----------------------------------------------------------------
+    def exp_(self):
+        return self._write(ew.Exp(), name="exp_")
+
+    def log_(self):
+        return self._write(ew.Log(), name="log_")
+
+    def sqrt_(self):
+        return self._write(ew.Sqrt(), name="sqrt_")
+
+    def rsqrt_(self):
+        return self._write(explog.Rsqrt(), name="rsqrt_")
+
+    def square_(self):
+        return self._write(explog.Square(), name="square_")
+
+    def reciprocal_(self):
+        return self._write(explog.Reciprocal(), name="reciprocal_")
+
+    def abs_(self):
+        return self._write(ew.Abs(), name="abs_")
+
+    def neg_(self):
+        return self._write(ew.Neg(), name="neg_")
+
+    def sign_(self):
+        return self._write(rounding.Sign(), name="sign_")
+
+    def sin_(self):
+        return self._write(trig.Sin(), name="sin_")
+
+    def cos_(self):
+        return self._write(trig.Cos(), name="cos_")
+
+    def tanh_(self):
+        return self._write(ew.Tanh(), name="tanh_")
+
+    def sigmoid_(self):
+        return self._write(ew.Sigmoid(), name="sigmoid_")
+
+    def relu_(self):
+        return self._write(ew.Relu(), name="relu_")
+
+    def floor_(self):
+        return self._write(rounding.Floor(), name="floor_")
+
+    def ceil_(self):
+        return self._write(rounding.Ceil(), name="ceil_")
+
+    def trunc_(self):
+        return self._write(rounding.Trunc(), name="trunc_")
+
+    def round_(self, *, decimals=0):
+        return self._write(rounding.Round(decimals), name="round_")
+
+    def pow_(self, exponent):
+        return self._write(ew.Pow(), exponent, name="pow_")
+
+    def clamp_min_(self, min):
+        return self._write(ew.Clamp(min, None), name="clamp_min_")
+
+    def clamp_max_(self, max):
+        return self._write(ew.Clamp(None, max), name="clamp_max_")
+
+    def lerp_(self, end, weight):
+        return self._write(ternary.Lerp(), end, weight, name="lerp_")
+
+    # -- by index and by mask ------------------------------------------------------------------
+    def masked_fill_(self, mask, value):
+        if self._is_tensor(value):
+            return self._write(selection.MaskedFill(), mask, value.to(self.dtype),
+                               name="masked_fill_")
+        return self._write(selection.MaskedFill(value), mask, name="masked_fill_")
+
+    @numpy_dim
+    def index_fill_(self, dim, index, value):
+        """Set the slices at ``index`` along ``dim`` to ``value``."""
+        d = self._dim(dim, "index_fill_")
+        key = (slice(None),) * d + (np.asarray(index).reshape(-1),)
+        return self._write(indexing.IndexPut(key), value, name="index_fill_")
+
+    @numpy_dim
+    def index_fill(self, dim, index, value):
+        return self.clone().index_fill_(dim, index, value)
+
+    @numpy_dim
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        if reduce is not None:
+            return self.scatter(dim, index, src, value=value, reduce=reduce)  # its message
+        return self._write(selection.Scatter(dim), index, self._source(src, value),
+                           name="scatter_")
+
+    @numpy_dim
+    def scatter_add_(self, dim, index, src):
+        return self._write(selection.ScatterAdd(dim), index, self._source(src, None),
+                           name="scatter_add_")
+
+    # -- random fills --------------------------------------------------------------------------
+    def _fill_with(self, name, draw, generator, floats_only=True):
+        if floats_only and self._array.dtype.kind != "f":
+            raise DTypeError(message(
+                f"{name} draws floating point numbers; this tensor is {self.dtype.name}.",
+                where=f"Tensor.{name}", hint="use random_() for integers, or x.float() first."))
+        values = np.asarray(draw(numpy_generator(generator), self.shape))
+        return self._write(ew.Fill(values.astype(self._array.dtype)), name=name)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return self._fill_with("normal_", lambda rng, shape: rng.normal(mean, std, shape),
+                               generator)
+
+    def uniform_(self, *bounds, generator=None, **named):
+        """Uniform in [from, to): ``uniform_(a, b)`` or ``uniform_(**{'from': a, 'to': b})``
+        (``from`` is a Python keyword)."""
+        low, high = _bounds("uniform_", bounds, named, 0.0, 1.0)
+        return self._fill_with("uniform_", lambda rng, shape: rng.uniform(low, high, shape),
+                               generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return self._fill_with("exponential_",
+                               lambda rng, shape: rng.exponential(1 / lambd, shape), generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        p = p._array if self._is_tensor(p) else p
+        return self._fill_with("bernoulli_", lambda rng, shape: rng.random(shape) < p,
+                               generator, floats_only=False)
+
+    def random_(self, *bounds, generator=None, **named):
+        """Whole numbers in [from, to): ``random_(to)``, ``random_(from, to)``; without
+        ``to``, up to the largest whole number the dtype holds exactly."""
+        low, high = (0, bounds[0]) if len(bounds) == 1 else \
+            _bounds("random_", bounds, named, 0, None)
+        if high is None:
+            dtype = self._array.dtype
+            high = 2 ** (np.finfo(dtype).nmant + 1) + 1 if dtype.kind == "f" else \
+                (2 if dtype.kind == "b" else int(np.iinfo(dtype).max) + 1)
+        return self._fill_with("random_", lambda rng, shape: rng.integers(low, high, shape),
+                               generator, floats_only=False)
+
+
+def _bounds(name, given, named, low, high) -> tuple:
+    """(from, to) given by position or by the names PyTorch uses."""
+    unknown = set(named) - {"from", "to"}
+    if unknown or len(given) + len(named) > 2:
+        raise ArgumentError(message(
+            f"{name} takes from and to, got {len(given)} value(s) and {sorted(named)}.",
+            where=f"Tensor.{name}", hint=f"e.g. x.{name}(0, 10)."))
+    low = given[0] if given else named.get("from", low)
+    high = given[1] if len(given) > 1 else named.get("to", high)
+    return low, high

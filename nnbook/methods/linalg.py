@@ -1,0 +1,97 @@
+"""Vectors and matrices as tensor methods: products with fixed shapes (``dot``, ``mm``,
+``bmm``, ``mv``, ``outer``) and parts of matrices (``diag``, ``trace``, ``tril``...).
+
+``a @ b`` (``matmul``) takes any number of dims and broadcasts; these products check
+that their operands have exactly the dims they name, as PyTorch's do, then compute
+with the same op.
+"""
+from __future__ import annotations
+
+from ..errors import DTypeError, ShapeError, fmt_shape, message
+from ..ops import linalg
+
+
+class Linalg:
+    """Tensor methods for vectors and matrices."""
+
+    __slots__ = ()
+
+    def _operands(self, other, dims, name, want):
+        """Fail unless self and other have ``dims`` dimensions and one dtype."""
+        if (self.ndim, other.ndim) != dims:
+            raise ShapeError(message(
+                f"{name} expects {want}, got shapes {fmt_shape(self.shape)} and "
+                f"{fmt_shape(other.shape)}.", where=f"Tensor.{name}",
+                hint="a @ b (matmul) takes any number of dimensions and broadcasts."))
+        if self._array.dtype != other._array.dtype:
+            raise DTypeError(message(
+                f"{name} needs both operands of one dtype, got {self.dtype.name} and "
+                f"{other.dtype.name}.", where=f"Tensor.{name}",
+                hint="convert one of them: b.to(a.dtype)."))
+
+    def dot(self, other):
+        """sum_i a_i b_i of two vectors of one length."""
+        self._operands(other, (1, 1), "dot", "two vectors (1-D)")
+        if self.shape != other.shape:
+            raise ShapeError(message(
+                f"dot needs vectors of one length, got {self.shape[0]} and {other.shape[0]}.",
+                where="Tensor.dot", hint="both vectors need the same number of elements."))
+        return self @ other
+
+    def mm(self, mat2):
+        """The matrix product of two matrices (2-D, no broadcasting)."""
+        self._operands(mat2, (2, 2), "mm", "two matrices (2-D)")
+        return self @ mat2
+
+    def bmm(self, mat2):
+        """Matrix products batch by batch: (b, n, m) and (b, m, p) give (b, n, p)."""
+        self._operands(mat2, (3, 3), "bmm", "two batches of matrices (3-D)")
+        if self.shape[0] != mat2.shape[0]:
+            raise ShapeError(message(
+                f"bmm needs one batch size, got {self.shape[0]} and {mat2.shape[0]}.",
+                where="Tensor.bmm", hint="bmm does not broadcast; use a @ b to broadcast."))
+        return self @ mat2
+
+    def mv(self, vec):
+        """Matrix times vector: (n, m) and (m,) give (n,)."""
+        self._operands(vec, (2, 1), "mv", "a matrix (2-D) and a vector (1-D)")
+        return self @ vec
+
+    def outer(self, vec2):
+        """y_ij = a_i b_j: every product of two vectors' elements."""
+        if (self.ndim, vec2.ndim) != (1, 1):
+            raise ShapeError(message(
+                f"outer expects two vectors (1-D), got shapes {fmt_shape(self.shape)} and "
+                f"{fmt_shape(vec2.shape)}.", where="Tensor.outer",
+                hint="flatten them first: a.flatten().outer(b.flatten())."))
+        return self.reshape(-1, 1) * vec2.reshape(1, -1)
+
+    ger = outer
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The ``offset`` diagonal of the matrices in (dim1, dim2), as the last dim."""
+        return self._op(linalg.Diagonal(offset, dim1, dim2), self)
+
+    def diag(self, diagonal=0):
+        """A vector's diagonal matrix, or a matrix's diagonal as a vector."""
+        if self.ndim == 1:
+            return self._op(linalg.DiagMatrix(diagonal), self)
+        if self.ndim == 2:
+            return self.diagonal(diagonal)
+        raise ShapeError(message(
+            f"diag expects a vector or a matrix, got shape {fmt_shape(self.shape)}.",
+            where="Tensor.diag", hint="for batches use x.diagonal(dim1=-2, dim2=-1)."))
+
+    def trace(self):
+        """The sum of a matrix's diagonal."""
+        if self.ndim != 2:
+            raise ShapeError(message(
+                f"trace expects a matrix (2-D), got shape {fmt_shape(self.shape)}.",
+                where="Tensor.trace", hint="for batches: x.diagonal(dim1=-2, dim2=-1).sum(-1)."))
+        return self.diagonal().sum()
+
+    def tril(self, diagonal=0):
+        return self._op(linalg.Tril(diagonal), self)
+
+    def triu(self, diagonal=0):
+        return self._op(linalg.Triu(diagonal), self)

@@ -1,0 +1,245 @@
+"""Reductions as tensor methods: ``sum``, ``mean``, ``max``... over ``dim`` (an int, a
+tuple of ints, or None for every element) with ``keepdim``; numpy's ``axis=`` and
+``keepdims=`` are accepted too, as PyTorch accepts them."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import context
+from ..errors import ArgumentError, InputError, message
+from ..ops import cumulative
+from ..ops import elementwise as ew
+from ..ops import reduce, statistics
+from ..ops.selection import Gather
+from .selection import order_of
+
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+MedianResult = namedtuple("median", ["values", "indices"])
+ModeResult = namedtuple("mode", ["values", "indices"])
+KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+
+
+def numpy_names(dim, keepdim, axis, keepdims):
+    """PyTorch also takes numpy's names: axis= for dim=, keepdims= for keepdim=."""
+    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+
+
+def correction_of(unbiased, correction, where) -> float:
+    """var and std: ``correction`` (PyTorch's name now) or the older ``unbiased``."""
+    if unbiased is not None and correction is not None:
+        raise ArgumentError(message(
+            "give correction= or unbiased=, not both.", where=where,
+            hint="correction=1 is unbiased=True, correction=0 is unbiased=False."))
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+class Reductions:
+    """Tensor methods that reduce over dimensions."""
+
+    __slots__ = ()
+
+    # -- sums and products ------------------------------------------------------------
+    def _counting(self, dtype=None):
+        """This tensor as summed: in ``dtype`` if given; integers and booleans as int64
+        (PyTorch's sums of small integers do not overflow)."""
+        if dtype is not None:
+            return self.to(dtype)
+        return self.long() if self._array.dtype.kind in "biu" else self
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._op(reduce.Sum(dim, keepdim), self._counting(dtype))
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._op(reduce.Mean(dim, keepdim), self if dtype is None else self.to(dtype))
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._op(reduce.Prod(dim, keepdim), self._counting(dtype))
+
+    def cumsum(self, dim=None, *, dtype=None, axis=None):
+        dim = self._required_dim(dim, axis, "cumsum")
+        return self._op(cumulative.CumSum(dim), self._counting(dtype))
+
+    def cumprod(self, dim=None, *, dtype=None, axis=None):
+        dim = self._required_dim(dim, axis, "cumprod")
+        return self._op(cumulative.CumProd(dim), self._counting(dtype))
+
+    def _required_dim(self, dim, axis, name):
+        dim = dim if axis is None else axis
+        if dim is None:
+            raise ArgumentError(message(f"{name} needs dim (the dimension to run along).",
+                                        where=f"Tensor.{name}", hint=f"e.g. x.{name}(dim=0)."))
+        return dim
+
+    # -- statistics ------------------------------------------------------------------------
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None,
+            keepdims=None):
+        """sum (x - mean)**2 / (n - correction); correction=1 (unbiased) by default."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        if isinstance(dim, bool):  # x.var(False): the old var(unbiased)
+            dim, unbiased = None, dim
+        correction = correction_of(unbiased, correction, "Tensor.var")
+        return self._op(statistics.Var(dim, correction, keepdim), self)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=None,
+            keepdims=None):
+        """sqrt(var): the same arguments as ``var``."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        correction = correction_of(unbiased, correction, "Tensor.std")
+        return self._op(statistics.Std(dim, correction, keepdim), self)
+
+    def logsumexp(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """log(sum(exp(x))) over ``dim``, without overflow."""
+        dim, keepdim = numpy_names(self._required_dim(dim, axis, "logsumexp"), keepdim,
+                                   None, keepdims)
+        return self._op(statistics.LogSumExp(dim, keepdim), self._floating())
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
+        """The p-norm over ``dim`` (default: every element): p=2 and 'fro' are the
+        Euclidean norm, p=1 the sum of |x|, inf the largest |x|."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        if isinstance(p, str):
+            if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+                raise InputError(message(
+                    f"norm supports p='fro' (over at most 2 dims) and numbers, got p={p!r} "
+                    f"with dim={dim!r}.", where="Tensor.norm",
+                    hint="the nuclear norm needs singular values, which nnbook does not "
+                    "compute; use p=2 (='fro') or another number."))
+            p = 2
+        x = self if dtype is None else self.to(dtype)
+        return self._op(statistics.Norm(p, dim, keepdim), x)
+
+    def count_nonzero(self, dim=None, *, axis=None):
+        dim = dim if axis is None else axis
+        axes = None if dim is None else tuple(
+            self._dim(d, "count_nonzero") for d in (dim if isinstance(dim, (tuple, list))
+                                                    else (dim,)))
+        return self._new(np.asarray(np.count_nonzero(self._array, axis=axes), dtype=np.int64))
+
+    # -- max, min and friends ------------------------------------------------------------
+    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """max() of every element; ``max(dim)`` gives (values, indices); ``max(other)`` is
+        the element-wise maximum."""
+        if self._is_tensor(dim):
+            return self._binary(ew.Maximum(), dim)
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        op = reduce.Max(dim, keepdim)
+        values = self._op(op, self)
+        return values if dim is None else MaxResult(values, self._new(op.indices()))
+
+    def min(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """min() of every element; ``min(dim)`` gives (values, indices); ``min(other)`` is
+        the element-wise minimum."""
+        if self._is_tensor(dim):
+            return self._binary(ew.Minimum(), dim)
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        op = reduce.Min(dim, keepdim)
+        values = self._op(op, self)
+        return values if dim is None else MinResult(values, self._new(op.indices()))
+
+    def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        """The largest values over ``dim`` (default: every element); ties share the
+        gradient."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._op(reduce.Amax(None if dim == () else dim, keepdim), self)
+
+    def amin(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._op(reduce.Amin(None if dim == () else dim, keepdim), self)
+
+    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._arg_extreme(np.argmax, dim, keepdim, "argmax")
+
+    def argmin(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._arg_extreme(np.argmin, dim, keepdim, "argmin")
+
+    def _arg_extreme(self, numpy_arg, dim, keepdim, name):
+        if dim is None:  # the position in the flattened tensor
+            found = np.asarray(numpy_arg(self._array), dtype=np.int64)
+            return self._new(found.reshape((1,) * self.ndim) if keepdim else found)
+        d = self._dim(dim, name)
+        if self.ndim == 0:
+            return self._new(np.zeros((), dtype=np.int64))
+        return self._new(numpy_arg(self._array, axis=d, keepdims=keepdim).astype(np.int64))
+
+    # -- order statistics: values picked by sorting, gradients to the picked element -------
+    def _picked(self, index, axis, keepdim, result):
+        """(values, indices) at ``index`` (a kept dim of positions along ``axis``)."""
+        if self.ndim == 0:
+            return result(self.clone(), self._new(np.zeros((), dtype=np.int64)))
+        values = self._op(Gather(axis), self, self._new(index))
+        indices = self._new(index)
+        if not keepdim:
+            values, indices = values.squeeze(axis), indices.squeeze(axis)
+        return result(values, indices)
+
+    def median(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        """The median (the lower of the middle two for an even count); ``median(dim)``
+        gives (values, indices).  NaN if there is a NaN."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        if dim is None:
+            return self._op(statistics.Median(), self)
+        a, d = np.atleast_1d(self._array), self._dim(dim, "median")
+        order = order_of(a, d)  # NaNs last: the first NaN is at n - (number of NaNs)
+        nans = np.isnan(a).sum(axis=d, keepdims=True) \
+            if a.dtype.kind == "f" and not context.shape_only() else 0
+        at = np.where(nans > 0, a.shape[d] - nans, (a.shape[d] - 1) // 2)
+        at = np.broadcast_to(at, a.shape[:d] + (1,) + a.shape[d + 1:])
+        return self._picked(np.take_along_axis(order, at, d), d, keepdim, MedianResult)
+
+    def kthvalue(self, k, dim=-1, keepdim=False, *, axis=None, keepdims=None):
+        """The k-th smallest value (k from 1) along ``dim``, and its index."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        a, d = np.atleast_1d(self._array), self._dim(dim, "kthvalue")
+        if not 1 <= k <= a.shape[d]:
+            raise InputError(message(
+                f"k={k} is out of range for dim {dim} of size {a.shape[d]}.",
+                where="Tensor.kthvalue", hint=f"k counts from 1 to {a.shape[d]}."))
+        at = np.take(order_of(a, d), [k - 1], axis=d)
+        return self._picked(at, d, keepdim, KthvalueResult)
+
+    def mode(self, dim=-1, keepdim=False, *, axis=None, keepdims=None):
+        """The most frequent value along ``dim`` (the smallest one on a tie) and the index
+        of its last occurrence, as PyTorch."""
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        a, d = np.atleast_1d(self._array), self._dim(dim, "mode")
+        if context.shape_only():  # no values to count
+            return self._picked(np.zeros(a.shape[:d] + (1,) + a.shape[d + 1:], np.int64), d,
+                                keepdim, ModeResult)
+        rows = np.moveaxis(a, d, -1).reshape(-1, a.shape[d])
+        index = np.empty(len(rows), dtype=np.int64)
+        for r, row in enumerate(rows):
+            values, counts = np.unique(row, return_counts=True)
+            value = values[np.argmax(counts)]  # the first of the most frequent: the smallest
+            index[r] = len(row) - 1 - np.argmax(row[::-1] == value)
+        index = np.moveaxis(index.reshape(np.moveaxis(a, d, -1).shape[:-1] + (1,)), -1, d)
+        return self._picked(index, d, keepdim, ModeResult)
+
+    # -- logic ---------------------------------------------------------------------------
+    def all(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._new(np.asarray(self._array.all(axis=self._axes(dim, "all"),
+                                                    keepdims=keepdim)))
+
+    def any(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
+        dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
+        return self._new(np.asarray(self._array.any(axis=self._axes(dim, "any"),
+                                                    keepdims=keepdim)))
+
+    def _axes(self, dim, name):
+        """``dim`` (None, an int or a tuple) as numpy's axis, checked."""
+        if dim is None:
+            return None
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        return tuple(self._dim(d, name) for d in dims) if self.ndim else None

@@ -1,0 +1,217 @@
+"""Shape methods: ``reshape``/``view``, ``permute``/``transpose``, ``squeeze``... Each
+builds an op of ``nnbook/ops/shape.py``; none of them copies values it can view."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError, ShapeError, message
+from ..ops import rearrange
+from ..ops import shape as shape_ops
+from .operands import numpy_dim
+
+
+def _sizes(args):
+    """f(2, 3), f((2, 3)) and f([2, 3]) all give (2, 3)."""
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+class Shapes:
+    """Tensor methods that change a tensor's shape."""
+
+    __slots__ = ()
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return self._op(shape_ops.Reshape(shape), self)
+
+    view = reshape
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    reshape_as = view_as
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        start = self._dim(start_dim, "flatten")
+        end = self._dim(end_dim, "flatten")
+        if start > end:
+            raise InputError(message(
+                f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}).",
+                where="Tensor.flatten", hint="use start_dim <= end_dim."))
+        s = self.shape
+        size = 1
+        for n in s[start:end + 1]:
+            size *= n
+        return self.reshape(s[:start] + (size,) + s[end + 1:])
+
+    def permute(self, *dims):
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        return self._op(shape_ops.Permute(dims), self)
+
+    def transpose(self, dim0, dim1):
+        dims = list(range(self.ndim))
+        a, b = self._dim(dim0, "transpose"), self._dim(dim1, "transpose")
+        if self.ndim:
+            dims[a], dims[b] = dims[b], dims[a]
+        return self.permute(dims)
+
+    swapaxes = transpose
+
+    def t(self):
+        if self.ndim > 2:
+            raise ShapeError(message(
+                f"t() transposes tensors of at most 2 dimensions, this one has {self.ndim}.",
+                where="Tensor.t", hint="use x.transpose(dim0, dim1) or x.mT."))
+        return self if self.ndim < 2 else self.transpose(0, 1)
+
+    @property
+    def T(self):
+        return self.permute(tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    @numpy_dim
+    def unsqueeze(self, dim):
+        d = shape_ops.checked_dim(dim, self.ndim + 1, "Tensor.unsqueeze")
+        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
+
+    @numpy_dim
+    def squeeze(self, dim=None):
+        if dim is None:
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        drop = {self._dim(d, "squeeze") for d in dims}
+        return self.reshape(tuple(n for i, n in enumerate(self.shape)
+                                  if not (i in drop and n == 1)))
+
+    def expand(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return self._op(shape_ops.Expand(shape), self)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    broadcast_to = expand
+
+    @numpy_dim
+    def unflatten(self, dim, sizes):
+        """Split dim ``dim`` into ``sizes`` (one of which may be -1)."""
+        d = self._dim(dim, "unflatten")
+        return self.reshape(self.shape[:d] + tuple(sizes) + self.shape[d + 1:])
+
+    def movedim(self, source, destination):
+        sources = source if isinstance(source, (tuple, list)) else (source,)
+        targets = destination if isinstance(destination, (tuple, list)) else (destination,)
+        src = [self._dim(d, "movedim") for d in sources]
+        dst = [self._dim(d, "movedim") for d in targets]
+        if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+            raise InputError(message(
+                f"movedim needs as many distinct source dims as destination dims, got "
+                f"{source!r} and {destination!r}.", where="Tensor.movedim",
+                hint="e.g. x.movedim(0, -1) or x.movedim((0, 1), (2, 3))."))
+        order = [d for d in range(self.ndim) if d not in src]
+        for d, s in sorted(zip(dst, src)):
+            order.insert(d, s)
+        return self.permute(order)
+
+    moveaxis = movedim
+    swapdims = transpose
+
+    # -- pieces: views of parts of this tensor ---------------------------------------------
+    @numpy_dim
+    def narrow(self, dim, start, length):
+        """The ``length`` elements from ``start`` along ``dim`` (a view)."""
+        d = self._dim(dim, "narrow")
+        n = self.shape[d]
+        begin = start + n if start < 0 else start
+        if not (0 <= begin <= n and 0 <= length <= n - begin):
+            raise InputError(message(
+                f"narrow: start={start}, length={length} do not fit in dim {dim} of size {n}.",
+                where="Tensor.narrow", hint=f"start + length must be at most {n}."))
+        return self[(slice(None),) * d + (slice(begin, begin + length),)]
+
+    @numpy_dim
+    def select(self, dim, index):
+        """The slice at ``index`` along ``dim``, without that dim (a view)."""
+        return self[(slice(None),) * self._dim(dim, "select") + (index,)]
+
+    @numpy_dim
+    def split(self, split_size_or_sections, dim=0):
+        """Pieces of ``split_size`` along ``dim`` (the last one may be smaller), or pieces
+        of the sizes listed."""
+        d = self._dim(dim, "split")
+        n, size = self.shape[d], split_size_or_sections
+        if isinstance(size, (tuple, list)):
+            if sum(size) != n or any(s < 0 for s in size):
+                raise InputError(message(
+                    f"split sizes {tuple(size)} add up to {sum(size)}, but dim {dim} has "
+                    f"{n} elements.", where="Tensor.split",
+                    hint="the sizes must add up to the dimension's size."))
+            sizes = list(size)
+        elif size <= 0 and n:
+            raise InputError(message(f"split_size must be positive, got {size}.",
+                                     where="Tensor.split", hint="e.g. x.split(2)."))
+        else:
+            sizes = [min(size, n - start) for start in range(0, n, size)] or [0]
+        starts = np.cumsum([0] + sizes[:-1])
+        return tuple(self.narrow(d, int(a), b) for a, b in zip(starts, sizes))
+
+    @numpy_dim
+    def chunk(self, chunks, dim=0):
+        """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
+        if chunks < 1:
+            raise InputError(message(f"chunks must be at least 1, got {chunks}.",
+                                     where="Tensor.chunk", hint="e.g. x.chunk(2)."))
+        n = self.shape[self._dim(dim, "chunk")]
+        if n == 0:
+            return tuple(self for _ in range(chunks))
+        return self.split(math.ceil(n / chunks), dim)
+
+    @numpy_dim
+    def unbind(self, dim=0):
+        """The slices along ``dim``, each without that dim."""
+        return tuple(self.select(dim, i) for i in range(self.shape[self._dim(dim, "unbind")]))
+
+    # -- copies in a new order ---------------------------------------------------------------
+    def flip(self, *dims):
+        return self._op(rearrange.Flip(_sizes(dims)), self)
+
+    def fliplr(self):
+        return self._needs_matrix("fliplr").flip(1)
+
+    def flipud(self):
+        return self.flip(0)
+
+    def _needs_matrix(self, name):
+        if self.ndim < 2:
+            raise ShapeError(message(
+                f"{name} needs at least 2 dimensions, got shape {tuple(self.shape)}.",
+                where=f"Tensor.{name}", hint="reshape first, e.g. x.reshape(1, -1)."))
+        return self
+
+    def roll(self, shifts, dims=None):
+        shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+        if dims is not None and not isinstance(dims, (tuple, list)):
+            dims = (dims,)
+        return self._op(rearrange.Roll(shifts, dims), self)
+
+    def repeat(self, *sizes):
+        """Tile the tensor ``sizes[d]`` times along each dim (extra sizes add dims)."""
+        return self._op(rearrange.Repeat(_sizes(sizes)), self)
+
+    def tile(self, *dims):
+        """``repeat``, with ones added in front when fewer sizes than dims are given."""
+        dims = _sizes(dims)
+        return self.repeat((1,) * (self.ndim - len(dims)) + tuple(dims))
+
+    @numpy_dim
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        """Each element ``repeats`` times in a row along ``dim`` (flattened without one)."""
+        counts = repeats._array if self._is_tensor(repeats) else repeats
+        return self._op(rearrange.RepeatInterleave(counts, dim), self)

@@ -1,0 +1,135 @@
+"""Batch normalisation: y = w * (x - mean) / sqrt(var + eps) + b, per channel (dimension 1)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError, fmt_shape
+from .base import Op, check_float, is_real
+
+
+class BatchNorm(Op):
+    """Normalise each channel with the batch's statistics (training) or the running ones.
+
+    Training: mean and (biased) var of this batch.  The op changes nothing it was
+    given: it leaves the new running estimates in ``running_update``,
+    ``(1 - m) r + m * stat`` for mean and the unbiased variance, and the caller
+    writes them into its buffers (``F.batch_norm`` does, through the tensors, so
+    their version counters move).  ``momentum=None`` means a cumulative average,
+    m = 1 / batches seen, counting this one: it reads ``num_batches_tracked``
+    (a 0-d int array), which the caller increments.
+    Evaluation: the running estimates replace the batch's.
+    Inputs: ``(x,)``, ``(x, weight)`` or ``(x, weight, bias)``.
+    """
+
+    name = "batch_norm"
+
+    def __init__(self, training, momentum=0.1, eps=1e-5, running_mean=None, running_var=None,
+                 num_batches_tracked=None):
+        self.training, self.momentum, self.eps = bool(training), momentum, eps
+        self.running_mean, self.running_var = running_mean, running_var
+        self.num_batches_tracked = num_batches_tracked
+        self._check_settings()
+        self.running_update = None  # (new mean, new var), once a training forward ran
+
+    def _check_settings(self):
+        if (self.running_mean is None) != (self.running_var is None):
+            self.fail("running_mean and running_var must be given together (or both None).",
+                      cls=InputError, hint="pass both running statistics, or neither.")
+        if not self.training and self.running_mean is None:
+            self.fail("evaluation mode needs running_mean and running_var, got None.",
+                      cls=InputError, hint="normalise with batch statistics "
+                      "(training=True), or keep running statistics (track_running_stats=True).")
+        if not is_real(self.eps) or self.eps < 0:
+            self.fail(f"eps={self.eps!r} must be a number >= 0.", cls=InputError,
+                      hint="the default 1e-5 keeps the division away from zero.")
+        if self.momentum is None:
+            if self.training and self.running_mean is not None and self.num_batches_tracked is None:
+                self.fail("momentum=None (a cumulative average) needs the count of batches "
+                          "seen, and none was given.", cls=InputError,
+                          hint="give a float momentum such as 0.1, or use the BatchNorm "
+                          "module, which keeps num_batches_tracked.")
+        elif not is_real(self.momentum):
+            self.fail(f"momentum={self.momentum!r} must be a float or None.", cls=InputError,
+                      hint="the default is 0.1: running = 0.9 running + 0.1 batch.")
+
+    def infer(self, x, weight=None, bias=None):
+        check_float(self, x)
+        if x.ndim < 2:
+            self.fail(f"expects input (N, C), (N, C, L) or (N, C, H, W), got shape "
+                      f"{fmt_shape(x.shape)}.",
+                      hint="batch norm normalises each channel (dimension 1) over a batch; "
+                      "add the batch dimension: x.reshape(1, -1).")
+        channels = x.shape[1]
+        for what, arr in (("weight", weight), ("bias", bias),
+                          ("running_mean", self.running_mean), ("running_var", self.running_var)):
+            if arr is not None and tuple(arr.shape) != (channels,):
+                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
+                          f"got {fmt_shape(arr.shape)}.",
+                          values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
+                          hint=f"make the layer BatchNorm for {channels} channels, or check "
+                          "that the layer before outputs the channels you expect.")
+        if self.training and x.shape[0] * math.prod(x.shape[2:]) <= 1:
+            self.fail(f"expected more than 1 value per channel when training, got input of "
+                      f"shape {fmt_shape(x.shape)}.",
+                      hint="a batch statistic needs at least 2 values per channel: use a "
+                      "batch of 2 or more, or call model.eval() to normalise a single "
+                      "sample with the running statistics.")
+        return x.shape
+
+    def forward(self, x, weight=None, bias=None):
+        self.axes = (0,) + tuple(range(2, x.ndim))  # every axis except channels
+        self.bshape = (1, -1) + (1,) * (x.ndim - 2)  # per-channel values broadcast like this
+        self.count = x.size // x.shape[1]
+        if self.training:
+            mean = x.mean(axis=self.axes)
+            centred = x - mean.reshape(self.bshape)
+            var = (centred * centred).mean(axis=self.axes)  # biased: divides by n
+            if self.running_mean is not None:
+                self.running_update = self.updated_running_stats(mean, var)
+        else:
+            mean = self.running_mean.astype(x.dtype, copy=False)
+            var = self.running_var.astype(x.dtype, copy=False)
+            centred = x - mean.reshape(self.bshape)
+        self.inv_std = (1 / np.sqrt(var + self.eps)).astype(x.dtype)  # (C,)
+        # in place where an array is new and ours: fewer fresh arrays, the same arithmetic
+        centred *= self.inv_std.reshape(self.bshape)
+        self.x_hat, self.weight = centred, weight
+        out = centred.copy() if weight is None else centred * weight.reshape(self.bshape)
+        if bias is not None:
+            out += bias.reshape(self.bshape)
+        return out
+
+    def updated_running_stats(self, mean, var) -> tuple:
+        """r_new = (1 - m) r + m * stat; the variance's stat is unbiased (n / (n - 1)), as
+        in PyTorch."""
+        if self.momentum is None:  # a cumulative average over the batches, this one included
+            m = 1.0 / (float(self.num_batches_tracked) + 1)
+        else:
+            m = float(self.momentum)
+        unbiased = var * (self.count / (self.count - 1))
+        return ((1 - m) * self.running_mean + m * mean,
+                (1 - m) * self.running_var + m * unbiased)
+
+    def backward(self, grad_out):
+        # dw = sum(g x_hat), db = sum(g).  Training, where mean and var depend on x:
+        #   dx = w inv_std (g - mean(g) - x_hat mean(g x_hat))
+        # Evaluation (constants):  dx = w inv_std g
+        need = self.needs_input_grad
+        g, b = grad_out, self.bshape
+        sum_g = g.sum(axis=self.axes)
+        g_xhat = g * self.x_hat
+        sum_g_xhat = g_xhat.sum(axis=self.axes)
+        grad_x = None
+        if need[0]:
+            scale = self.inv_std if self.weight is None else self.weight * self.inv_std
+            if self.training:  # in place on new arrays of ours: fewer fresh arrays
+                n = self.count
+                grad_x = g - (sum_g / n).reshape(b)
+                grad_x -= np.multiply(self.x_hat, (sum_g_xhat / n).reshape(b), out=g_xhat)
+                grad_x *= scale.reshape(b)
+            else:
+                grad_x = g * scale.reshape(b)
+        grads = (grad_x, sum_g_xhat, sum_g)
+        return tuple(gr if want else None for gr, want in zip(grads, need))

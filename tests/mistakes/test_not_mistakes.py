@@ -1,0 +1,50 @@
+"""Lines that look like mistakes but PyTorch accepts: nnbook accepts them too.
+
+The catalogue beside this file refuses what PyTorch refuses; these are its other edge,
+so that a student's working PyTorch code keeps working here.
+"""
+import numpy as np
+import pytest
+
+import nnbook as nb
+from nnbook import nn
+
+
+def test_a_seed_given_as_text_is_read_as_a_number():
+    """PyTorch takes anything int() takes: manual_seed('42') is manual_seed(42)."""
+    nb.manual_seed("42")
+    a = nb.randn(3)
+    nb.manual_seed(42)
+    assert np.array_equal(a.numpy(), nb.randn(3).numpy())
+
+
+def test_the_max_over_dim_0_of_a_0_d_tensor_is_the_tensor_itself():
+    values, indices = nb.tensor(3.0).max(dim=0)
+    assert values.item() == 3.0 and indices.item() == 0
+
+
+@pytest.mark.parametrize("device", ["cpu", nb.device("cpu"), "cpu:0"], ids=str)
+def test_moving_to_the_cpu_changes_nothing(device):
+    x = nb.randn(2, 3)
+    assert x.to(device) is x and x.cpu() is x
+    model = nn.Linear(3, 2)
+    weight = model.weight
+    assert model.to(device) is model and model.cpu() is model and model.weight is weight
+
+
+def test_a_device_and_a_dtype_together():
+    model = nn.Linear(3, 2)
+    assert model.to(nb.device("cpu"), nb.float64).weight.dtype == nb.float64
+    assert model.to(device="cpu", dtype=nb.float32).weight.dtype == nb.float32
+    x = nb.randn(2, 3)
+    assert x.to("cpu", nb.float64).dtype == nb.float64
+
+
+def test_sgd_without_a_learning_rate_uses_pytorchs_default():
+    """PyTorch's SGD has lr=1e-3 by default."""
+    w = nb.ones(3, requires_grad=True)
+    opt = nb.optim.SGD([w])
+    assert opt.param_groups[0]["lr"] == 1e-3
+    (w * 2).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), 1 - 2e-3, rtol=1e-6)

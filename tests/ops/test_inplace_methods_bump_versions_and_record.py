@@ -1,0 +1,131 @@
+"""In-place methods (``exp_``, ``masked_fill_``, ``normal_``...): the same values as the
+out-of-place form, one more version each, gradients through the change while recording,
+and the refusals PyTorch makes (a leaf that requires grad, a result the dtype can't hold)."""
+import numpy as np
+import pytest
+
+import nnbook as nb
+from nnbook.errors import ArgumentError, BackwardError, DTypeError
+
+# (in-place call, the same out of place); inputs are positive (7, 5) float64
+PAIRS = [
+    (lambda x: x.exp_(), lambda x: x.exp()),
+    (lambda x: x.log_(), lambda x: x.log()),
+    (lambda x: x.sqrt_(), lambda x: x.sqrt()),
+    (lambda x: x.rsqrt_(), lambda x: x.rsqrt()),
+    (lambda x: x.square_(), lambda x: x.square()),
+    (lambda x: x.reciprocal_(), lambda x: x.reciprocal()),
+    (lambda x: x.abs_(), lambda x: x.abs()),
+    (lambda x: x.neg_(), lambda x: x.neg()),
+    (lambda x: x.sign_(), lambda x: x.sign()),
+    (lambda x: x.sin_(), lambda x: x.sin()),
+    (lambda x: x.cos_(), lambda x: x.cos()),
+    (lambda x: x.tanh_(), lambda x: x.tanh()),
+    (lambda x: x.sigmoid_(), lambda x: x.sigmoid()),
+    (lambda x: x.relu_(), lambda x: x.relu()),
+    (lambda x: x.floor_(), lambda x: x.floor()),
+    (lambda x: x.ceil_(), lambda x: x.ceil()),
+    (lambda x: x.trunc_(), lambda x: x.trunc()),
+    (lambda x: x.round_(decimals=1), lambda x: x.round(decimals=1)),
+    (lambda x: x.pow_(1.5), lambda x: x.pow(1.5)),
+    (lambda x: x.clamp_min_(1.0), lambda x: x.clamp_min(1.0)),
+    (lambda x: x.clamp_max_(1.0), lambda x: x.clamp_max(1.0)),
+    (lambda x: x.lerp_(x * 3, 0.25), lambda x: x.lerp(x * 3, 0.25)),
+    (lambda x: x.masked_fill_(x > 1, -2.0), lambda x: x.masked_fill(x > 1, -2.0)),
+    (lambda x: x.index_fill_(1, nb.tensor([3, 0]), 7.0),
+     lambda x: x.index_fill(1, nb.tensor([3, 0]), 7.0)),
+    (lambda x: x.scatter_(1, nb.tensor([[4], [2]] * 3 + [[1]]), (x * 2)[:, :1]),
+     lambda x: x.scatter(1, nb.tensor([[4], [2]] * 3 + [[1]]), (x * 2)[:, :1])),
+    (lambda x: x.scatter_add_(0, nb.tensor([[6, 0, 6, 1, 2]]), (x * 2)[:1]),
+     lambda x: x.scatter_add(0, nb.tensor([[6, 0, 6, 1, 2]]), (x * 2)[:1])),
+]
+
+
+def _positive(rng):
+    return np.abs(rng.standard_normal((7, 5))) + 0.3
+
+
+@pytest.mark.parametrize("pair", range(len(PAIRS)))
+def test_inplace_gives_the_out_of_place_values_and_one_more_version(rng, pair):
+    in_place, out_of_place = PAIRS[pair]
+    data = _positive(rng)
+    x = nb.tensor(data)
+    expected = out_of_place(nb.tensor(data)).numpy()
+    before = x._version
+    assert in_place(x) is x
+    np.testing.assert_allclose(x.numpy(), expected, rtol=1e-12)
+    assert x._version == before + 1
+
+
+@pytest.mark.parametrize("pair", range(len(PAIRS)))
+def test_inplace_records_the_same_gradient_as_out_of_place(rng, pair):
+    in_place, out_of_place = PAIRS[pair]
+    data, weights = _positive(rng), rng.standard_normal((7, 5))
+    a, b = nb.tensor(data, requires_grad=True), nb.tensor(data, requires_grad=True)
+    (in_place(a * 1.0) * nb.tensor(weights)).sum().backward()
+    (out_of_place(b * 1.0) * nb.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12)
+
+
+def test_a_leaf_that_requires_grad_is_refused():
+    w = nb.ones(3, requires_grad=True)
+    with pytest.raises(BackwardError, match="in-place exp_ on a leaf tensor that requires grad"):
+        w.exp_()
+    with nb.no_grad():
+        w.normal_().exp_()  # initialisation is what no_grad is for
+    assert w._version == 2
+
+
+def test_a_value_saved_for_backward_cannot_change_in_place(rng):
+    x = nb.tensor(rng.standard_normal(5), requires_grad=True)
+    h = x * 1.0
+    y = h.sin()  # saves h
+    h.abs_()
+    with pytest.raises(BackwardError):
+        y.sum().backward()
+
+
+def test_a_float_result_cannot_go_into_an_integer_tensor():
+    with pytest.raises(DTypeError, match="cannot be stored in this int64 tensor"):
+        nb.tensor([1, 2]).exp_()
+
+
+def test_random_fills_follow_the_generator_and_the_distribution():
+    g = nb.Generator().manual_seed(7)
+    a = nb.empty(400, 300, dtype=nb.float64).normal_(2.0, 0.5, generator=g)
+    b = nb.empty(400, 300, dtype=nb.float64).normal_(2.0, 0.5,
+                                                    generator=nb.Generator().manual_seed(7))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert abs(a.mean().item() - 2.0) < 0.01 and abs(a.std().item() - 0.5) < 0.01
+    u = nb.empty(1000).uniform_(-3, -1)
+    assert u.min().item() >= -3 and u.max().item() < -1 and u.dtype == nb.float32
+    v = nb.empty(1000).uniform_(**{"from": 5, "to": 6})
+    assert v.min().item() >= 5 and v.max().item() < 6
+    e = nb.empty(10000, dtype=nb.float64).exponential_(4.0)
+    assert e.min().item() > 0 and abs(e.mean().item() - 0.25) < 0.02
+    coin = nb.empty(1000, dtype=nb.int64).bernoulli_(0.3)
+    assert set(np.unique(coin.numpy())) <= {0, 1} and 200 < coin.sum().item() < 400
+    r = nb.zeros(1000, dtype=nb.int64).random_(3, 9)
+    assert set(np.unique(r.numpy())) == set(range(3, 9))
+    assert set(np.unique(nb.zeros(1000).random_(4).numpy())) == {0, 1, 2, 3}
+
+
+def test_random_fills_refuse_what_pytorch_refuses():
+    with pytest.raises(DTypeError, match="normal_ draws floating point numbers"):
+        nb.zeros(3, dtype=nb.int64).normal_()
+    with pytest.raises(ArgumentError, match="uniform_ takes from and to"):
+        nb.zeros(3).uniform_(0, 1, low=2)
+    with pytest.raises(ArgumentError, match="generator= must be an nb.Generator"):
+        nb.zeros(3).normal_(generator=np.random.default_rng(0))
+
+
+def test_new_tensors_take_this_tensors_dtype(rng):
+    x = nb.tensor(rng.standard_normal((2, 3)))  # float64
+    for made, shape, fill in ((x.new_zeros(4, 5), (4, 5), 0), (x.new_ones((2,)), (2,), 1),
+                              (x.new_full((3, 1), 2.5), (3, 1), 2.5),
+                              (x.new_empty(size=(2, 2)), (2, 2), 0)):
+        assert made.dtype == nb.float64 and made.shape == shape
+        assert (made.numpy() == fill).all() and not made.requires_grad
+    t = x.new_tensor([[1, 2]], requires_grad=True)
+    assert t.dtype == nb.float64 and t.requires_grad and t.is_leaf
+    assert x.new_zeros(2, dtype=nb.int32).dtype == nb.int32

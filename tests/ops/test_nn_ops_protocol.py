@@ -1,0 +1,99 @@
+"""The op protocol for softmax, the losses, batch norm and dropout (nnbook/ops/base.py):
+arguments are checked once, when the op is built; the shape rule stores nothing; an
+op whose backward reads its output refuses an in-place change to it."""
+import numpy as np
+import pytest
+
+import nnbook as nb
+import nnbook.nn.functional as F
+from nnbook import nn
+from nnbook.errors import BackwardError, InputError
+from nnbook.ops.base import Spec
+from nnbook.ops.dropout import Dropout
+from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
+from nnbook.ops.norm import BatchNorm
+from nnbook.ops.softmax import LogSoftmax, Softmax
+
+# (op, input specs): every op of the five files, with odd, non-square shapes
+OPS = [
+    (lambda: Softmax(1), [((3, 5, 4), np.float64)]),
+    (lambda: LogSoftmax(-1), [((7, 5), np.float32)]),
+    (lambda: NllLoss(np.ones(5), reduction="none"), [((3, 5, 4), np.float64),
+                                                     ((3, 4), np.int64)]),
+    (lambda: CrossEntropy(label_smoothing=0.1), [((7, 5), np.float64), ((7,), np.int64)]),
+    (lambda: CrossEntropy(), [((3, 5, 4), np.float64), ((3, 5, 4), np.float64)]),
+    (lambda: MseLoss("sum"), [((7, 5), np.float64)] * 3),
+    (lambda: BatchNorm(True, None, 1e-5, np.zeros(5), np.ones(5), np.array(0)),
+     [((3, 5, 4), np.float64), ((5,), np.float64), ((5,), np.float64)]),
+    (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [((7, 5), np.float32)]),
+    (lambda: Dropout(np.random.default_rng(5), 0.3), [((7, 5), np.float64)]),
+]
+
+
+@pytest.mark.parametrize("make,specs", OPS)
+def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
+    op = make()
+    before = dict(vars(op))
+    op.infer(*[Spec(shape, dtype) for shape, dtype in specs])
+    assert vars(op).keys() == before.keys()
+    assert all(vars(op)[k] is before[k] for k in before)
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda: NllLoss(reduction="avg"), r"reduction='avg' is not one of 'none', 'mean', 'sum'"),
+    (lambda: MseLoss(reduction=None), r"reduction=None is not one of"),
+    (lambda: NllLoss(ignore_index=1.5), r"ignore_index must be an int, got 1.5"),
+    (lambda: CrossEntropy(label_smoothing=1.2), r"label_smoothing=1.2 must be a number between"),
+    (lambda: BatchNorm(True, 0.1, -1e-3), r"eps=-0.001 must be a number >= 0"),
+    (lambda: BatchNorm(True, "fast"), r"momentum='fast' must be a float or None"),
+    (lambda: BatchNorm(False), r"evaluation mode needs running_mean and running_var"),
+    (lambda: Dropout(np.random.default_rng(0), 1.5), r"p=1.5 must be a probability"),
+])
+def test_bad_arguments_are_refused_when_the_op_is_built(build, message):
+    with pytest.raises(InputError, match=message):
+        build()
+
+
+def test_class_weights_of_the_wrong_kind_are_refused_when_the_op_is_built():
+    with pytest.raises(TypeError, match=r"weight must hold numbers, got dtype str32"):
+        NllLoss(np.array(["a", "b"]))
+
+
+@pytest.mark.parametrize("layer,function", [
+    (lambda: nn.Dropout(1.5), lambda x: F.dropout(x, 1.5)),
+    (lambda: nn.MSELoss(reduction="avg"), lambda x: F.mse_loss(x, x, reduction="avg")),
+    (lambda: nn.CrossEntropyLoss(reduction="avg"),
+     lambda x: F.cross_entropy(x, nb.tensor([0, 1, 0]), reduction="avg")),
+])
+def test_a_layer_and_its_function_refuse_an_argument_in_the_same_words(layer, function):
+    x = nb.randn(3, 2, dtype=np.float64)
+    with pytest.raises(InputError) as by_layer:
+        layer()
+    with pytest.raises(InputError) as by_function:
+        function(x)
+    assert str(by_layer.value).split(": ", 1)[1].splitlines()[0] == \
+        str(by_function.value).split(": ", 1)[1].splitlines()[0]
+
+
+@pytest.mark.parametrize("fn", [lambda x: F.softmax(x, dim=1), lambda x: F.log_softmax(x, 1)])
+def test_changing_a_softmax_output_in_place_stops_the_backward(fn):
+    x = nb.tensor(np.random.default_rng(7).standard_normal((7, 5)), requires_grad=True)
+    y = fn(x)
+    loss = (y * y).sum()
+    with nb.no_grad():
+        y.mul_(2)
+    with pytest.raises(BackwardError, match="changed in place"):
+        loss.backward()
+
+
+def test_weighted_mse_gradient_survives_an_in_place_change_of_the_loss():
+    rng = np.random.default_rng(11)
+    x, t = nb.tensor(rng.standard_normal((7, 5))), nb.tensor(rng.standard_normal((7, 5)))
+    w = nb.tensor(rng.random((7, 5)) + 0.5, requires_grad=True)
+    F.mse_loss(x, t, weight=w).backward()
+    expected = w.grad.numpy() * 3
+    w.grad = None
+    loss = F.mse_loss(x, t, weight=w)
+    loss *= 3  # recorded; d(3 L)/dw = 3 dL/dw whatever the loss now holds
+    loss.backward()
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
