@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 import pytest
-from kernel_check import kernel_matches_reference
+from kernel_check import kernel_matches_reference, run
 
 from nnbook.errors import ShapeError
 from nnbook.kernels.conv import Conv2dKernel, choose_path
@@ -116,3 +116,20 @@ def test_conv_kernel_matches_reference_on_named_cases(x_shape, w_shape, args):
     arrays = [rng.standard_normal(x_shape), rng.standard_normal(w_shape),
               rng.standard_normal(w_shape[0])]
     kernel_matches_reference(lambda: Conv2d(**args), arrays, [True, True, True])
+
+
+@pytest.mark.parametrize("x_shape,w_shape,args", [
+    ((2, 3, 7, 5), (5, 3, 3, 2), dict(stride=2, padding=1, dilation=(1, 2))),  # im2col
+    ((2, 4, 7, 5), (4, 1, 3, 3), dict(padding=1, groups=4)),                   # depthwise
+    ((2, 3, 7, 5), (4, 3, 1, 1), dict(stride=(2, 1))),                         # pointwise
+])
+def test_a_nan_in_the_input_spreads_as_in_the_reference(x_shape, w_shape, args):
+    """NaN pixels make NaN outputs at the same places both ways, and the weight's
+    gradient NaN where the reference's is (assert_allclose compares NaN places)."""
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(x_shape)
+    x[0, 0, 3, 3] = x[1, -1, 4, 2] = np.nan  # each convolution reads at least one
+    arrays = [x, rng.standard_normal(w_shape), rng.standard_normal(w_shape[0])]
+    kernel_matches_reference(lambda: Conv2d(**args), arrays, [True, True, True])
+    y = run(lambda: Conv2d(**args), arrays, [False, False, False], 0, reference=False)[1]
+    assert np.isnan(y).any() and not np.isnan(y).all()
