@@ -27,7 +27,8 @@ from ..random import numpy_generator
 from ..tensor import Tensor, _wrap, apply
 
 __all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "linear", "conv1d", "conv2d", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
+    "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus",
 ]
@@ -129,6 +130,38 @@ def _check_layout(input, weight, groups):
               f"groups={groups}", hint=hint, cls=ShapeError)
 
 
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C_in, L): conv2d on (N, C_in, 1, L) (see ops/onedim.py)."""
+    from ..ops.onedim import Conv1d
+
+    tensors = [_tensor("conv1d", "input", input), _tensor("conv1d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv1d", "bias", bias))
+    return apply(Conv1d(stride, padding, dilation, groups), *tensors)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each window of a signal (N, C, L); ``stride`` defaults to ``kernel_size``."""
+    input = _tensor("max_pool1d", "input", input)
+    if return_indices:
+        _fail("max_pool1d", "return_indices=True is not supported by nnbook.",
+              hint="use return_indices=False; the backward already routes each gradient "
+              "to the window's maximum.")
+    from ..ops.onedim import MaxPool1d
+
+    return apply(MaxPool1d(kernel_size, stride, padding, dilation, ceil_mode), input)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean of each window of a signal (N, C, L), with avg_pool2d's divisor rules."""
+    from ..ops.onedim import AvgPool1d
+
+    input = _tensor("avg_pool1d", "input", input)
+    return apply(AvgPool1d(kernel_size, stride, padding, ceil_mode, count_include_pad), input)
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over each window; ``stride`` defaults to ``kernel_size``."""
@@ -161,6 +194,18 @@ def adaptive_avg_pool2d(input, output_size):
         output_size = tuple(input.shape[-2 + i] if s is None else s
                             for i, s in enumerate(output_size))
     return apply(AdaptiveAvgPool2d(output_size), input)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a fixed (H_out, W_out), with adaptive_avg_pool2d's windows."""
+    from ..ops.adaptive_max import AdaptiveMaxPool2d
+
+    input = _tensor("adaptive_max_pool2d", "input", input)
+    if return_indices:
+        _fail("adaptive_max_pool2d", "return_indices=True is not supported by nnbook.",
+              hint="use return_indices=False; the backward already routes each gradient "
+              "to the window's maximum.")
+    return apply(AdaptiveMaxPool2d(output_size), input)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

@@ -295,7 +295,7 @@ class AdaptiveAvgPool2d(Op):
         if min(out) < 1:
             self.fail(f"output_size must be at least 1, got {self.output_size}.",
                       values=f"input {fmt_shape(x.shape)}",
-                      hint="output_size=1 averages each channel to one number.")
+                      hint="output_size=1 pools each channel to one number.")
         return tuple(x.shape[:-2]) + out
 
     def formula(self, x) -> list:
