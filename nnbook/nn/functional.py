@@ -27,8 +27,8 @@ from ..random import numpy_generator
 from ..tensor import Tensor, _wrap, apply
 
 __all__ = [
-    "linear", "conv1d", "conv2d", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d",
-    "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
+    "linear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
+    "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus",
 ]
@@ -138,6 +138,19 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if bias is not None:
         tensors.append(_tensor("conv1d", "bias", bias))
     return apply(Conv1d(stride, padding, dilation, groups), *tensors)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 2-D convolution (conv2d's gradient with respect to its input, as a layer);
+    weight (C_in, C_out / groups, kh, kw)."""
+    from ..ops.conv_transpose import ConvTranspose2d
+
+    tensors = [_tensor("conv_transpose2d", "input", input),
+               _tensor("conv_transpose2d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv_transpose2d", "bias", bias))
+    return apply(ConvTranspose2d(stride, padding, output_padding, groups, dilation), *tensors)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -1,9 +1,11 @@
-"""Conv1d: a 1-D convolution over signals (N, C_in, L), with PyTorch's arguments."""
+"""Conv1d (a 1-D convolution over signals (N, C_in, L)) and ConvTranspose2d, with PyTorch's
+arguments."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...errors import InputError, message
+from ...ops.base import pair
 from ...ops.conv import conv_padding
 from ...ops.onedim import single
 from .. import functional as F
@@ -93,3 +95,69 @@ class Conv1d(Module):
         if self.padding_mode != "zeros":
             text += f", padding_mode={self.padding_mode}"
         return text
+
+
+class ConvTranspose2d(Module):
+    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kh, kw).
+
+    H_out = (H - 1)*stride - 2*padding + dilation*(kh - 1) + output_padding + 1, likewise W.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__()
+        cls = "ConvTranspose2d"
+        check_device(cls, device)
+        if padding_mode != "zeros":
+            raise InputError(message(
+                f"padding_mode must be 'zeros' for ConvTranspose2d, got {padding_mode!r}.",
+                where=cls, hint="PyTorch also supports only 'zeros' here."))
+        self.padding_mode = padding_mode
+        self.in_channels = positive_int(cls, "in_channels", in_channels)
+        self.out_channels = positive_int(cls, "out_channels", out_channels)
+        self.kernel_size = pair(kernel_size, "kernel_size", cls, minimum=1)
+        self.stride = pair(stride, "stride", cls, minimum=1)
+        self.padding = pair(padding, "padding", cls, minimum=0)
+        self.output_padding = pair(output_padding, "output_padding", cls, minimum=0)
+        self.dilation = pair(dilation, "dilation", cls, minimum=1)
+        self.groups = positive_int(cls, "groups", groups)
+        _check_groups(cls, self.groups, self.in_channels, self.out_channels)
+        self.weight = Parameter(np.empty(
+            (self.in_channels, self.out_channels // self.groups, *self.kernel_size),
+            np.dtype(dtype or np.float32)))
+        self.bias = (Parameter(np.empty((self.out_channels,), self.weight.dtype.name))
+                     if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:  # fan_in from weight.shape[1:], as PyTorch
+        init.default_weight_and_bias_(self.weight, self.bias)
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise InputError(message(
+                "output_size is not supported by nnbook's ConvTranspose2d.",
+                where="ConvTranspose2d", values=f"output_size={output_size!r}",
+                hint="give the layer output_padding instead (0 <= output_padding < stride)."))
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        for name, default in (("padding", (0, 0)), ("dilation", (1, 1)),
+                              ("output_padding", (0, 0))):
+            if getattr(self, name) != default:
+                text += f", {name}={getattr(self, name)}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        return text + (", bias=False" if self.bias is None else "")
+
+
+def _check_groups(cls: str, groups: int, in_channels: int, out_channels: int) -> None:
+    for name, size in (("in_channels", in_channels), ("out_channels", out_channels)):
+        if size % groups:
+            raise InputError(message(
+                f"groups={groups} must divide {name} ({size}).", where=cls,
+                hint="each group connects in_channels/groups inputs to "
+                "out_channels/groups outputs; pick groups dividing both."))

@@ -100,7 +100,8 @@ class AvgPool1d(Module):
         super().__init__()
         _check_signal_windows("AvgPool1d", kernel_size, stride, padding)
         self.kernel_size = (single(kernel_size, "kernel_size", "AvgPool1d"),)
-        self.stride = self.kernel_size if stride is None else (single(stride, "stride", "AvgPool1d"),)
+        self.stride = (self.kernel_size if stride is None
+                       else (single(stride, "stride", "AvgPool1d"),))
         self.padding = (single(padding, "padding", "AvgPool1d"),)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
