@@ -1,20 +1,33 @@
 """nnbook vs PyTorch CPU, side by side in one process.
 
 Each workload runs forward + backward (and the optimiser step where it says so)
-in nnbook and in PyTorch with the same weights, alternating round by round; in
-each round a side first runs untimed for a moment (so neither pays for the other's
-still-spinning BLAS threads), then is timed.  The reported number is the median over
-rounds of (nnbook time / PyTorch time), so a busy machine slows both sides alike.  Run:
+in nnbook and in PyTorch with the same weights, alternating round by round.  The
+reported number is the median over rounds of (nnbook time / PyTorch time), so a busy
+machine slows both sides alike.  Two protocols:
 
-    python benchmarks/bench_vs_torch.py            # every workload
-    python benchmarks/bench_vs_torch.py b d --rounds 30
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_vs_torch.py --torch-threads 1
+  settled       in each round a side first runs untimed for a moment (so neither pays
+                for the other's still-spinning BLAS threads), then is timed: each
+                library at its own steady state;
+  back to back  no pause: the two sides' timed runs follow each other at once, as the
+                cells of a user's notebook do.
+
+Both protocols run at two thread settings: each library's default threads, and one
+thread each (a fresh process with OPENBLAS_NUM_THREADS=1 and OMP_NUM_THREADS=1, so
+numpy's BLAS and nnbook's own threads are one, and torch.set_num_threads(1)).  The
+last column is how much slower nnbook is with ``nb.reference_ops()`` (the reference
+ops only, no kernels) than with its kernels, at the default threads.  Run:
+
+    python benchmarks/bench_vs_torch.py            # every workload, every setting
+    python benchmarks/bench_vs_torch.py b c --rounds 31
+    python benchmarks/bench_vs_torch.py --threads default   # one setting only
 
 Needs torch (pip install torch==2.13.0). Not a test: nothing here asserts a time.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 
-TARGETS = {"a": 2.5, "b": 1.5, "c": 3.0, "d": 1.0, "e": 1.0, "f": 2.0, "g": 2.0}
+TARGETS = {"a": 2.0, "b": 1.5, "c": 2.0, "d": 1.0, "e": 1.0, "f": 2.0, "g": 2.0}  # default threads, both protocols
 
 
 def _copy_weights(nb_model, torch_model):
@@ -40,7 +53,8 @@ def _copy_weights(nb_model, torch_model):
 
 
 def xception(torch_side: bool):
-    """(a) the seed 002 network: conv, BN, ReLU, Sum(1x1 s2, depthwise -> 1x1 -> BN -> pool)."""
+    """(a) the network of the swapped height and width: conv, BN, ReLU,
+    Sum(1x1 s2, depthwise -> 1x1 -> BN -> pool)."""
     if torch_side:
         import torch.nn as tnn
 
@@ -199,7 +213,7 @@ def lstm_sequence():
 
 
 WORKLOADS = {
-    "a": ("seed 002 Xception block, batch 10, 3x16x8",
+    "a": ("Xception block (the swapped height and width), batch 10, 3x16x8",
           lambda: _model_workload(xception, (10, 3, 16, 8), "nll")),
     "b": ("small CNN, batch 64, 1x28x28",
           lambda: _model_workload(small_cnn, (64, 1, 28, 28), "ce")),
@@ -231,13 +245,22 @@ def _time(fn, repeat, settle):
     return (time.perf_counter() - start) / repeat
 
 
-def measure(step_nb, step_torch, rounds, min_time=0.3, settle=0.15):
+def _repeat_for(step, min_time):
+    """How many calls of ``step`` take about ``min_time`` seconds."""
+    t0 = time.perf_counter()
+    step()
+    return max(1, int(min_time / max(time.perf_counter() - t0, 1e-6)))
+
+
+def measure(step_nb, step_torch, rounds, settle, min_time=0.3):
+    """Median over rounds of (nnbook time / torch time) per step, and the median times.
+
+    ``settle``: seconds each side runs untimed before it is timed (0: back to back).
+    """
     for _ in range(3):  # warm up both (allocators, caches)
         step_nb()
         step_torch()
-    t0 = time.perf_counter()
-    step_nb()
-    repeat = max(1, int(min_time / max(time.perf_counter() - t0, 1e-6)))
+    repeat = _repeat_for(step_nb, min_time)
     ratios, times_nb, times_t = [], [], []
     for r in range(rounds):
         pair = [(step_nb, times_nb), (step_torch, times_t)]
@@ -247,6 +270,15 @@ def measure(step_nb, step_torch, rounds, min_time=0.3, settle=0.15):
             out.append(_time(fn, repeat, settle))
         ratios.append(times_nb[-1] / times_t[-1])
     return statistics.median(ratios), statistics.median(times_nb), statistics.median(times_t)
+
+
+def reference_slowdown(step_nb, rounds, min_time=0.3):
+    """Median over rounds of (time with nb.reference_ops() / time with the kernels)."""
+    def reference():
+        with nb.reference_ops():
+            step_nb()
+    ratio, _, _ = measure(reference, step_nb, max(3, rounds // 3), settle=0, min_time=min_time)
+    return ratio
 
 
 def import_cost(rounds=15):
@@ -264,27 +296,61 @@ def import_cost(rounds=15):
     return statistics.median(numpy_t), statistics.median(nnbook_t)
 
 
+PROTOCOLS = {"settled": 0.15, "back to back": 0.0}
+
+
+def run_setting(which, rounds, with_reference):
+    """Every workload in this process, both protocols: {key: {column: value}}."""
+    results = {}
+    for key in which:
+        row = {}
+        for protocol, settle in PROTOCOLS.items():
+            step_nb, step_torch = WORKLOADS[key][1]()
+            row[protocol] = measure(step_nb, step_torch, rounds, settle)
+        if with_reference:
+            row["reference"] = reference_slowdown(WORKLOADS[key][1]()[0], rounds)
+        results[key] = row
+    return results
+
+
+def one_thread_each(which, rounds):
+    """run_setting in a fresh process where numpy, nnbook and torch use one thread."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, __file__, *which, "--rounds", str(rounds),
+                           "--threads", "1", "--json"], env=env, capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("which", nargs="*", default=sorted(WORKLOADS))
-    parser.add_argument("--rounds", type=int, default=21)
-    parser.add_argument("--torch-threads", type=int, default=None,
-                        help="threads for PyTorch (for one thread each, also set "
-                        "OPENBLAS_NUM_THREADS=1 for numpy)")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--threads", choices=["both", "default", "1"], default="both",
+                        help="'1': one thread each (run with OPENBLAS_NUM_THREADS=1 "
+                        "OMP_NUM_THREADS=1 set; 'both' does that in a subprocess)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     import torch
 
-    if args.torch_threads:
-        torch.set_num_threads(args.torch_threads)
-    print(f"nnbook {nb.__version__}, numpy {np.__version__}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} torch threads; median of {args.rounds} rounds\n")
-    print(f"{'':3}{'workload':<48}{'nnbook':>10}{'torch':>10}{'ratio':>8}{'target':>8}")
-    for key in args.which:
-        title, make = WORKLOADS[key]
-        ratio, t_nb, t_t = measure(*make(), rounds=args.rounds)
-        ok = ratio <= TARGETS[key]
-        print(f"({key}) {title:<48}{t_nb * 1e3:>8.2f}ms{t_t * 1e3:>8.2f}ms{ratio:>7.2f}x"
-              f"{'<= ' + str(TARGETS[key]):>8} {'ok' if ok else 'OVER'}")
+    if args.threads == "1":
+        torch.set_num_threads(1)
+        nb.set_num_threads(1)
+    if args.json:  # the one-thread subprocess of a 'both' run
+        print(json.dumps(run_setting(args.which, args.rounds, with_reference=False)))
+        return
+    settings = {}
+    if args.threads in ("both", "default"):
+        settings["default threads"] = run_setting(args.which, args.rounds,
+                                                  with_reference=args.threads != "1")
+    if args.threads == "both":
+        settings["1 thread each"] = one_thread_each(args.which, args.rounds)
+    elif args.threads == "1":
+        settings["1 thread each"] = run_setting(args.which, args.rounds, with_reference=True)
+    print(f"nnbook {nb.__version__}, numpy {np.__version__}, torch {torch.__version__}; "
+          f"default threads: torch {torch.get_num_threads()}, nnbook {nb.get_num_threads()}; "
+          f"median of {args.rounds} rounds; nnbook time / torch time\n")
+    _print_table(args.which, settings)
     numpy_t, nnbook_t = import_cost()
     print(f"\nimport numpy {numpy_t * 1e3:.0f} ms, import nnbook {nnbook_t * 1e3:.0f} ms "
           f"(+{(nnbook_t - numpy_t) * 1e3:.0f} ms; target +50 ms)")
@@ -293,6 +359,31 @@ def main(argv=None):
          "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'torch') if m in sys.modules))"
          % str(Path(__file__).resolve().parents[1])], capture_output=True, text=True).stdout.strip()
     print(f"heavy modules loaded by import nnbook: {loaded}")
+
+
+def _print_table(which, settings):
+    """One row per workload: the ratio (and nnbook/torch ms per step) per setting and
+    protocol, the reference ops' slowdown, the target and whether it is met."""
+    for key in which:
+        print(f"({key}) {WORKLOADS[key][0]}")
+    columns = [(setting, protocol) for setting in settings for protocol in PROTOCOLS]
+    print("\n" + " " * 4 + "".join(f"{setting:>22}" for setting, _ in columns))
+    print(" " * 4 + "".join(f"{protocol:>22}" for _, protocol in columns)
+          + f"{'reference':>11}{'target':>9}")
+    for key in which:
+        cells, over = [], False
+        for setting, protocol in columns:
+            ratio, t_nb, t_t = settings[setting][key][protocol]
+            cells.append(f"{ratio:.2f}x ({t_nb * 1e3:.1f}/{t_t * 1e3:.1f})")
+            over |= setting == "default threads" and ratio > TARGETS[key]
+        reference = next((r[key]["reference"] for r in settings.values()
+                          if "reference" in r[key]), None)
+        ref = f"{reference:.1f}x" if reference is not None else "-"
+        print(f"({key})" + "".join(f"{c:>22}" for c in cells) + f"{ref:>11}"
+              f"{'<= ' + str(TARGETS[key]):>9} {'OVER' if over else 'ok'}")
+    print("\nratio: nnbook time / torch time per step (nnbook ms / torch ms); reference: "
+          "nnbook's time with nb.reference_ops() / with its kernels; target: for the "
+          "default threads, both protocols.")
 
 
 if __name__ == "__main__":

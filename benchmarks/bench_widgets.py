@@ -1,4 +1,5 @@
-"""How long a widget takes to redraw after a control change, on the seed 002 model.
+"""How long a widget takes to redraw after a control change, on the model of the swapped
+height and width (an Xception block).
 
     python benchmarks/bench_widgets.py
 
@@ -54,7 +55,8 @@ def main():
     model = seed002()
     x, y = nb.randn(10, 3, 16, 8), nb.randint(0, 3, (10,))
     optimizer = nb.optim.SGD(model.parameters(), lr=0.01)
-    print(f"control change -> redraw, seed 002 model (target < {TARGET_MS} ms)\n")
+    print(f"control change -> redraw, the model of the swapped height and width "
+          f"(target < {TARGET_MS} ms)\n")
 
     stepper = ShapeStepper(model, (10, 3, 16, 8))
     steps = list(range(1, stepper.slider.max + 1)) + list(range(stepper.slider.max - 1, -1, -1))

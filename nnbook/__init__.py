@@ -30,7 +30,7 @@ from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError
                      ContractError, DimError, DTypeError, GradcheckError, InputError,
                      NnbookError, ShapeError, SignatureError, TeachingWarning,
                      show_full_tracebacks)
-from .ops.threads import get_num_threads, set_num_threads
+from .kernels import get_num_threads, set_num_threads
 from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                      seed, set_rng_state)
 from .tensor import Tensor

@@ -184,6 +184,15 @@ DIFFERENCES = [
     Difference("layers and losses", "a max-pool window holding NaN passes the gradient to "
                "the last NaN", "the output is NaN and the gradient is dropped",
                "no element of a NaN window is the maximum"),
+    Difference("layers and losses", "errors of `F.conv1d`, `F.max_pool1d` and "
+               "`F.avg_pool1d` show the signal's shape", "past the check of the number of "
+               "dimensions, they show it with a row of height 1: (N, C, 1, L)",
+               "the 1-D ops are the 2-D ones on a one-row image, so they share one set of "
+               "checks"),
+    Difference("layers and losses", "`ConvTranspose2d.forward(x, output_size=...)` picks "
+               "the output padding", "output_size is refused with an InputError; give the "
+               "layer output_padding", "one way to choose the output size keeps the layer's "
+               "arguments the whole story"),
     Difference("layers and losses", "a pooling window that holds only padding is not "
                "checked", "it is refused with a ShapeError naming the output pixel",
                "such a window has no input to take the maximum or mean of"),

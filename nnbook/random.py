@@ -8,6 +8,8 @@ generator is a different algorithm), so compare results, not random draws.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from . import dtypes
@@ -84,6 +86,20 @@ class Generator:
 
 
 default_generator = Generator()
+
+
+def _default_generator_after_fork() -> None:
+    """A forked child has only the thread that forked.  Had another thread been drawing
+    from the default generator, its numpy bit generator's lock would stay held in the
+    child for good: the child continues the same stream in a new bit generator."""
+    old = default_generator.numpy.bit_generator
+    fresh = type(old)()
+    fresh.state = old.state  # the getter and setter take no lock
+    default_generator.numpy = np.random.Generator(fresh)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_default_generator_after_fork)
 
 
 def manual_seed(seed) -> Generator:

@@ -129,3 +129,21 @@ def test_no_import_cycles():
 ])
 def test_the_floors_are_ordered(source, target, upward):
     assert (floor_of(target) > floor_of(source)) is upward
+
+
+def _sizes():
+    """(where, kind, lines) of every function and every class of nnbook/ops."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            where = f"{module_name(path)}.{getattr(node, 'name', '')}"
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield where, "function", node.end_lineno - node.lineno + 1
+            elif isinstance(node, ast.ClassDef) and module_name(path).startswith("nnbook.ops"):
+                yield where, "op class", node.end_lineno - node.lineno + 1
+
+
+def test_every_function_reads_on_one_screen():
+    """Functions of at most 60 lines (decorators aside), op classes of at most 150."""
+    limits = {"function": 60, "op class": 150}
+    too_long = [(where, kind, lines) for where, kind, lines in _sizes() if lines > limits[kind]]
+    assert too_long == []

@@ -666,7 +666,7 @@ def test_conv2d_same_padding_keeps_the_size(rng):
     x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, 4, 3)  # even kernel height: one more at the end
     assert F.conv2d(x, w, padding="same").shape == (2, 4, 7, 5)
     assert F.conv2d(x, w, padding="valid").shape == (2, 4, 4, 3)
-    with pytest.raises(InputError, match="padding='same' needs stride=1"):
+    with pytest.raises(InputError, match="padding='same' needs stride 1"):
         F.conv2d(x, w, stride=2, padding="same")
 
 

@@ -208,26 +208,29 @@ def _gradcheck_report(fn, inputs, eps, atol, rtol, seed) -> GradcheckReport:
             res = _outputs(fn(*copies))
         return sum(float(np.sum(r._array.astype(np.float64) * d)) for r, d in zip(res, douts))
 
-    results = []
-    for x, c, name, g, g2 in zip(copies, checked, names, grads, doubled):
-        shape = tuple(x.shape) if isinstance(x, Tensor) else ()
-        if not c:
-            results.append(InputCheck(name, shape, checked=False))
-            continue
-        analytical = g if g is not None else np.zeros(shape)
-        numerical = numerical_vjp(loss_value, x._array, eps)
-        err = np.abs(analytical - numerical)
-        bad = err > atol + rtol * np.abs(numerical)
-        worst = np.unravel_index(int(np.argmax(err)), shape) if shape else ()
-        results.append(InputCheck(
-            name, shape, checked=True, passed=not bad.any(),
-            worst_index=tuple(int(i) for i in worst),
-            numerical=float(numerical[worst]), analytical=float(analytical[worst]),
-            max_abs_error=float(err.max()) if err.size else 0.0,
-            mismatches=int(bad.sum()),
-            diagnosis="" if not bad.any() else diagnose(analytical, numerical, x._array, name, g2),
-        ))
+    results = [_check_input(loss_value, x, c, name, g, g2, eps, atol, rtol)
+               for x, c, name, g, g2 in zip(copies, checked, names, grads, doubled)]
     return GradcheckReport(_function_name(fn), tuple(results), eps, atol, rtol, tuple(notes))
+
+
+def _check_input(loss_value, x, checked, name, g, g2, eps, atol, rtol) -> InputCheck:
+    """One input's analytical gradient against the numerical one."""
+    shape = tuple(x.shape) if isinstance(x, Tensor) else ()
+    if not checked:
+        return InputCheck(name, shape, checked=False)
+    analytical = g if g is not None else np.zeros(shape)
+    numerical = numerical_vjp(loss_value, x._array, eps)
+    err = np.abs(analytical - numerical)
+    bad = err > atol + rtol * np.abs(numerical)
+    worst = np.unravel_index(int(np.argmax(err)), shape) if shape else ()
+    return InputCheck(
+        name, shape, checked=True, passed=not bad.any(),
+        worst_index=tuple(int(i) for i in worst),
+        numerical=float(numerical[worst]), analytical=float(analytical[worst]),
+        max_abs_error=float(err.max()) if err.size else 0.0,
+        mismatches=int(bad.sum()),
+        diagnosis="" if not bad.any() else diagnose(analytical, numerical, x._array, name, g2),
+    )
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3) -> bool:

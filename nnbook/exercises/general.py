@@ -116,30 +116,10 @@ def check_layer(layer, *args, input_shape, reference=None, expected=None, title=
     call = _call_text(layer, args, kwargs)
     checks = _Checks(title or f"check_layer({call})")
     with _quiet():
-        if not (isinstance(layer, nn.Module) or
-                (isinstance(layer, type) and issubclass(layer, nn.Module))):
-            checks.fail(f"{_name(layer)} is not an nb.nn.Module",
-                        "define class MyLayer(nb.nn.Module): calling super().__init__() first "
-                        "in __init__.")
+        built = _build_layer(checks, layer, args, kwargs, reference, call, todo_hint)
+        if built is None:
             return checks.result()
-        with _seeded(SEED):
-            if isinstance(layer, type):
-                ok, layer = _attempt(checks, f"{call}", lambda: layer(*args, **kwargs),
-                                     todo_hint)
-            else:
-                ok, layer = True, copy.deepcopy(layer)  # the student's layer stays as it was
-            if ok and isinstance(reference, type):
-                reference = reference(*args, **kwargs)
-        if not ok:
-            checks.skip("the rest is checked once the layer can be built")
-            return checks.result()
-        if "_parameters" not in vars(layer):
-            checks.fail(f"{type(layer).__name__}.__init__ does not call super().__init__(), so "
-                        "the layer has nowhere to register its parameters",
-                        f"add super().__init__() as the first line of "
-                        f"{type(layer).__name__}.__init__.")
-            return checks.result()
-        checks.ok(f"{call} builds an nb.nn.Module")
+        layer, reference = built
         if _check_registration(checks, layer, reference):
             for extra in _after_build:
                 extra(checks, layer)
@@ -174,6 +154,35 @@ def check_layer(layer, *args, input_shape, reference=None, expected=None, title=
         for extra in _after_gradients:
             extra(checks, type(layer))
     return checks.result()
+
+
+def _build_layer(checks, layer, args, kwargs, reference, call, todo_hint):
+    """(the layer, the reference) built (or a copy of the student's instance), or None
+    once ``checks`` says why the layer cannot be checked."""
+    if not (isinstance(layer, nn.Module) or
+            (isinstance(layer, type) and issubclass(layer, nn.Module))):
+        checks.fail(f"{_name(layer)} is not an nb.nn.Module",
+                    "define class MyLayer(nb.nn.Module): calling super().__init__() first "
+                    "in __init__.")
+        return None
+    with _seeded(SEED):
+        if isinstance(layer, type):
+            ok, layer = _attempt(checks, f"{call}", lambda: layer(*args, **kwargs), todo_hint)
+        else:
+            ok, layer = True, copy.deepcopy(layer)  # the student's layer stays as it was
+        if ok and isinstance(reference, type):
+            reference = reference(*args, **kwargs)
+    if not ok:
+        checks.skip("the rest is checked once the layer can be built")
+        return None
+    if "_parameters" not in vars(layer):
+        checks.fail(f"{type(layer).__name__}.__init__ does not call super().__init__(), so "
+                    "the layer has nowhere to register its parameters",
+                    f"add super().__init__() as the first line of "
+                    f"{type(layer).__name__}.__init__.")
+        return None
+    checks.ok(f"{call} builds an nb.nn.Module")
+    return layer, reference
 
 
 def _has_leaves(checks, leaves) -> bool:

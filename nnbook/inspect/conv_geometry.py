@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import InputError, NnbookError, message
-from ..ops.base import Spec
+from ..ops.base import Spec, pair
 from ..ops.conv import DOT, MINUS, Conv2d
 
 
@@ -77,16 +77,20 @@ class ConvGeometry:
         return c_out * per_group * kh * kw + c_out
 
 
-def _pair(value) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+def _as_given(value, name: str):
+    """A pair when ``value`` makes one, else the value itself (for a record of an error)."""
+    try:
+        return pair(value, name, "conv_geometry")
+    except InputError:
+        return value
 
 
 def _checked_op(in_hw, kernel_hw, stride, padding, dilation, in_channels=1, out_channels=1,
                 groups=1):
     """A Conv2d op whose shape rule has accepted these sizes (else its ShapeError)."""
     op = Conv2d(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    kh, kw = _pair(kernel_hw)
-    h, w = _pair(in_hw)
+    kh, kw = pair(kernel_hw, "kernel_hw", "conv_geometry")
+    h, w = pair(in_hw, "in_hw", "conv_geometry")
     # The op checks that groups divides the channels before it looks at the weight's
     # per-group size, so any size ≥ 1 gives the right message when it does not.
     per_group = max(in_channels // op.groups, 1) if op.groups >= 1 else 1
@@ -107,11 +111,12 @@ def conv_geometry(in_hw, kernel_hw, stride=1, padding=0, dilation=1, in_channels
         op, x, weight = _checked_op(in_hw, kernel_hw, stride, padding, dilation,
                                     in_channels, out_channels, groups)
     except NnbookError as err:
-        return ConvGeometry(in_channels, _pair(in_hw), out_channels, _pair(kernel_hw),
-                            _pair(stride), padding, _pair(dilation), groups, error=err)
-    return ConvGeometry(in_channels, _pair(in_hw), out_channels, _pair(kernel_hw), op.stride,
-                        op.padding, op.dilation, op.groups, pads=op.pads, out_hw=op.out_hw,
-                        formula=tuple(op.formula(x, weight)))
+        return ConvGeometry(in_channels, _as_given(in_hw, "in_hw"), out_channels,
+                            _as_given(kernel_hw, "kernel_hw"), _as_given(stride, "stride"),
+                            padding, _as_given(dilation, "dilation"), groups, error=err)
+    return ConvGeometry(in_channels, x.shape[1:], out_channels, weight.shape[2:], op.stride,
+                        op.padding, op.dilation, op.groups, pads=op.pads(weight.shape[2:]),
+                        out_hw=op.infer(x, weight)[1:], formula=tuple(op.formula(x, weight)))
 
 
 def receptive_field(in_hw, kernel_hw, stride, padding, dilation, out_pos) -> list:
@@ -121,10 +126,11 @@ def receptive_field(in_hw, kernel_hw, stride, padding, dilation, out_pos) -> lis
     negative or past the edge for the padding.  Raises the op's ShapeError for an
     impossible setting and InputError for an output pixel that does not exist.
     """
-    op, _, _ = _checked_op(in_hw, kernel_hw, stride, padding, dilation)
-    (h, w), (kh, kw) = out_pos, _pair(kernel_hw)
-    (s_h, s_w), (d_h, d_w), ((top, _), (left, _)) = op.stride, op.dilation, op.pads
-    (height, width), (h_out, w_out) = _pair(in_hw), op.out_hw
+    op, x, weight = _checked_op(in_hw, kernel_hw, stride, padding, dilation)
+    (h, w), (kh, kw) = out_pos, weight.shape[2:]
+    (s_h, s_w), (d_h, d_w) = op.stride, op.dilation
+    ((top, _), (left, _)) = op.pads(weight.shape[2:])
+    (height, width), (h_out, w_out) = x.shape[1:], op.infer(x, weight)[1:]
     if not (0 <= h < h_out and 0 <= w < w_out):
         raise InputError(message(
             f"output pixel {tuple(out_pos)} does not exist: the output is {h_out}×{w_out}.",

@@ -46,7 +46,8 @@ from .functional_losses import (binary_cross_entropy,
 from .functional_norms import embedding, group_norm, layer_norm, one_hot
 
 __all__ = [
-    "linear", "bilinear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
+    "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus", "one_hot",
 ]
@@ -54,10 +55,6 @@ for _family in (functional_activations, functional_attention, functional_distanc
                 functional_dropout, functional_losses, functional_norms):
     __all__ += _family.__all__
 del _family
-
-
-def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
 # ---------------------------------------------------------------------------
@@ -94,14 +91,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution; ``padding`` may also be 'valid' or 'same' (stride 1), as in PyTorch."""
     from ..ops.conv import Conv2d
 
-    input = _tensor("conv2d", "input", input)
-    tensors = [input, _tensor("conv2d", "weight", weight)]
+    tensors = [_tensor("conv2d", "input", input), _tensor("conv2d", "weight", weight)]
     if bias is not None:
         tensors.append(_tensor("conv2d", "bias", bias))
-    _check_layout(input, tensors[1], groups)
-    if isinstance(padding, str):
-        input, padding = _string_padding(input, tensors[1], stride, padding, dilation)
-        tensors[0] = input
+    _check_layout(tensors[0], tensors[1], groups)
     return apply(Conv2d(stride, padding, dilation, groups), *tensors)
 
 
@@ -119,25 +112,49 @@ def _check_layout(input, weight, groups):
               f"groups={groups}", hint=hint, cls=ShapeError)
 
 
-def _string_padding(input, weight, stride, padding, dilation):
-    """'valid' is no padding; 'same' keeps H and W (an odd total pads one more at the end)."""
-    if padding == "valid":
-        return input, 0
-    if padding != "same":
-        _fail("conv2d", f"padding={padding!r} is not an int, a pair, 'valid' or 'same'.",
-              hint="padding=1 with a 3x3 kernel keeps the size; so does padding='same'.")
-    if _pair(stride) != (1, 1):
-        _fail("conv2d", f"padding='same' needs stride=1, got stride={stride!r}.",
-              hint="with a stride the output cannot keep the input's size; give padding "
-              "as numbers, e.g. padding=k // 2.")
-    if weight.ndim != 4:
-        return input, 0  # the conv op reports the bad weight
-    totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[2:])]
-    if all(t % 2 == 0 for t in totals):
-        return input, tuple(t // 2 for t in totals)
-    (top, left) = (totals[0] // 2, totals[1] // 2)
-    extra = (left, totals[1] - left, top, totals[0] - top)  # F.pad order: W then H
-    return pad(input, extra), 0
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C_in, L): conv2d on (N, C_in, 1, L) (see ops/onedim.py)."""
+    from ..ops.onedim import Conv1d
+
+    tensors = [_tensor("conv1d", "input", input), _tensor("conv1d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv1d", "bias", bias))
+    return apply(Conv1d(stride, padding, dilation, groups), *tensors)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 2-D convolution (conv2d's gradient with respect to its input, as a layer);
+    weight (C_in, C_out / groups, kh, kw)."""
+    from ..ops.conv_transpose import ConvTranspose2d
+
+    tensors = [_tensor("conv_transpose2d", "input", input),
+               _tensor("conv_transpose2d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv_transpose2d", "bias", bias))
+    return apply(ConvTranspose2d(stride, padding, output_padding, groups, dilation), *tensors)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each window of a signal (N, C, L); ``stride`` defaults to ``kernel_size``."""
+    input = _tensor("max_pool1d", "input", input)
+    if return_indices:
+        _fail("max_pool1d", "return_indices=True is not supported by nnbook.",
+              hint="use return_indices=False; the backward already routes each gradient "
+              "to the window's maximum.")
+    from ..ops.onedim import MaxPool1d
+
+    return apply(MaxPool1d(kernel_size, stride, padding, dilation, ceil_mode), input)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean of each window of a signal (N, C, L), with avg_pool2d's divisor rules."""
+    from ..ops.onedim import AvgPool1d
+
+    input = _tensor("avg_pool1d", "input", input)
+    return apply(AvgPool1d(kernel_size, stride, padding, ceil_mode, count_include_pad), input)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -150,7 +167,6 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
               "to the window's maximum.")
     from ..ops.pool import MaxPool2d
 
-    stride = kernel_size if stride is None or stride == [] or stride == () else stride
     return apply(MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode), input)
 
 
@@ -160,7 +176,6 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     from ..ops.pool import AvgPool2d
 
     input = _tensor("avg_pool2d", "input", input)
-    stride = kernel_size if stride is None or stride == [] or stride == () else stride
     return apply(AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad,
                            divisor_override), input)
 
@@ -174,6 +189,18 @@ def adaptive_avg_pool2d(input, output_size):
         output_size = tuple(input.shape[-2 + i] if s is None else s
                             for i, s in enumerate(output_size))
     return apply(AdaptiveAvgPool2d(output_size), input)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling to a fixed (H_out, W_out), with adaptive_avg_pool2d's windows."""
+    from ..ops.adaptive_max import AdaptiveMaxPool2d
+
+    input = _tensor("adaptive_max_pool2d", "input", input)
+    if return_indices:
+        _fail("adaptive_max_pool2d", "return_indices=True is not supported by nnbook.",
+              hint="use return_indices=False; the backward already routes each gradient "
+              "to the window's maximum.")
+    return apply(AdaptiveMaxPool2d(output_size), input)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

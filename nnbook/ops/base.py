@@ -34,6 +34,8 @@ is on.
 from __future__ import annotations
 
 import functools
+import importlib
+import inspect
 import numbers
 from abc import ABC, abstractmethod
 
@@ -62,6 +64,9 @@ class Spec:
 
 # reference op class -> the kernel class that computes it faster (see nnbook/kernels)
 _kernels: dict = {}
+# module of reference ops -> module of their kernels, imported when the first op of that
+# module is built (nnbook.kernels fills it in; so `import nnbook` loads no kernel code)
+kernel_modules: dict = {}
 
 
 def register_kernel(reference):
@@ -101,6 +106,13 @@ class Op(ABC):
         """Forget what forward saved (after backward, unless the graph is retained)."""
         self.__dict__.clear()
         self.released = True
+
+    def __new__(cls, *args, **kwargs):
+        if context.kernels_enabled:
+            if kernel_modules and cls.__module__ in kernel_modules:
+                importlib.import_module(kernel_modules.pop(cls.__module__))  # registers
+            cls = _kernels.get(cls, cls)
+        return super().__new__(cls)
 
     @property
     def name(self) -> str:
@@ -187,18 +199,27 @@ def is_real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
-def pair(value, name: str, where: str) -> tuple:
+def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
     """An int or an (h, w) pair of ints as a pair; anything else is refused.
 
     The one place a kernel size, stride, padding or dilation becomes a pair.
-    Only the type is checked; shape rules check the values beside the input's shape.
+    Ops check only the type here (``minimum=None``): their shape rules check the
+    values beside the input's shape.  Layers, which have no input yet, also give
+    the smallest value allowed, so a typo fails when the layer is built.
     """
     if is_int(value):
-        return (int(value), int(value))
-    if isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
-        return (int(value[0]), int(value[1]))
-    raise InputError(message(f"{name} must be an int or a pair of ints (h, w), got {value!r}.",
-                             where=where, hint=f"e.g. {name}=2 or {name}=(2, 1)."))
+        result = (int(value), int(value))
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
+        result = (int(value[0]), int(value[1]))
+    else:
+        result = None
+    if result is not None and (minimum is None or min(result) >= minimum):
+        return result
+    wanted = ("an int or a pair of ints (h, w)" if minimum is None
+              else f"an int >= {minimum} or a pair (h, w) of them")
+    example = 3 if name == "kernel_size" else 2
+    raise InputError(message(f"{name} must be {wanted}, got {value!r}.", where=where,
+                             hint=f"e.g. {name}={example} or {name}=({example}, 1)."))
 
 
 def fmt_pair(name: str, value) -> str:

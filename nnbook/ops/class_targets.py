@@ -161,17 +161,20 @@ class ClassLoss(Op):
                   f"(valid: 0 to {classes - 1}).",
                   values=f"target {fmt_shape(shape)}   min {int(target.min())}   "
                   f"max {int(target.max())}",
-                  hint=self._label_hint(value, classes, int(target.max())), cls=DimError)
+                  hint=_label_hint(value, classes, int(target.max()), self.ignore_index),
+                  cls=DimError)
 
-    def _label_hint(self, value, classes, largest) -> str:
-        if value == classes and classes > 0:
-            return (f"labels seem to count from 1; use target - 1, or give the last layer "
-                    f"{classes + 1} outputs if there really are {classes + 1} classes.")
-        if value < 0:
-            return (f"negative labels are only allowed as ignore_index "
-                    f"(now {self.ignore_index}); pass ignore_index={value} to skip them.")
-        return (f"the scores have {classes} classes, so labels must lie in 0..{classes - 1}; "
-                f"widen the last layer to at least {largest + 1} outputs or fix the labels.")
+
+def _label_hint(value, classes, largest, ignore_index) -> str:
+    """What an out-of-range label most likely means."""
+    if value == classes and classes > 0:
+        return (f"labels seem to count from 1; use target - 1, or give the last layer "
+                f"{classes + 1} outputs if there really are {classes + 1} classes.")
+    if value < 0:
+        return (f"negative labels are only allowed as ignore_index "
+                f"(now {ignore_index}); pass ignore_index={value} to skip them.")
+    return (f"the scores have {classes} classes, so labels must lie in 0..{classes - 1}; "
+            f"widen the last layer to at least {largest + 1} outputs or fix the labels.")
 
 
 class OneHot(Op):

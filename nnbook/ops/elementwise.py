@@ -15,7 +15,6 @@ import numpy as np
 from ..dtypes import fits
 from ..errors import DTypeError, InputError
 from .base import Op, broadcast_shape, is_int, quiet
-from .threads import over_rows
 
 
 def _float_dtype(dtype):
@@ -334,22 +333,11 @@ class Relu(Unary):
     name = "relu"
 
     def forward(self, x):
-        mask, out = np.empty(x.shape, dtype=bool), np.empty_like(x)
-
-        def part(rows):  # a chunk of rows at a time (see ops/threads.py)
-            np.less_equal(x[rows], 0, out=mask[rows])
-            np.logical_not(mask[rows], out=mask[rows])  # open: not x <= 0 (NaN too, as PyTorch)
-            np.maximum(0, x[rows], out=out[rows])  # 0.0 for negatives; -0.0, NaN stay (PyTorch)
-
-        over_rows(part, x)
-        self.mask = mask
-        return out
+        self.mask = ~(x <= 0)  # open where x > 0 and where x is NaN, as PyTorch's mask
+        return np.maximum(0, x)  # 0.0 for negatives and -inf; -0.0 and NaN stay (as PyTorch)
 
     def backward(self, grad_out):  # y = max(x, 0);  dy/dx = 0 if x <= 0 else 1
-        mask, grad_x = self.mask, np.zeros_like(grad_out)
-        over_rows(lambda rows: np.copyto(grad_x[rows], grad_out[rows], where=mask[rows]),
-                  grad_out)
-        return (grad_x,)
+        return (np.where(self.mask, grad_out, 0),)  # 0 where closed, even for inf or NaN
 
 
 class Clamp(Unary):

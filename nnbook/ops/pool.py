@@ -1,24 +1,20 @@
 """Pooling (PyTorch's ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``).
 
-Each output pixel summarises one window of its own channel.  Inputs are
-(N, C, H, W), or (C, H, W) for one unbatched sample as in PyTorch, and must be
-floating point (PyTorch also pools integers; nnbook refuses them with a hint).
+Each output pixel summarises one window of its own channel (``ops/windows.py``):
+max pooling takes the window's largest element, average pooling its mean.
+Inputs are (N, C, H, W), or (C, H, W) for one unbatched sample as in PyTorch, and
+must be floating point (PyTorch also pools integers; nnbook refuses them with a hint).
 
-max and avg pooling reuse the convolution's :class:`~nnbook.ops.conv.Planes`:
-the padded input stored so that each kernel offset (i, j) is one long slice,
-every window's (i, j) element at once.  A pool is then kh·kw elementwise
-operations on those slices; its backward adds gradients back onto them.
+This is the reference; ``nnbook/kernels/pool.py`` computes the same numbers faster.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape
-from .base import Op, check_ndim
-from .conv import DOT, MINUS, Planes, as_pair, fmt_pair, is_int, scratch, span, zeros
-from .threads import over_rows
+from .base import Op, check_ndim, fmt_pair, is_int, pair
+from .conv import DOT, MINUS
+from .windows import add_windows, crop_hw, pad_hw, span, windows
 
 
 def _check_input(op: Op, x):
@@ -37,23 +33,41 @@ def _batched(x):
     return (x[None], True) if x.ndim == 3 else (x, False)
 
 
-def _empty(op, x):
-    """The result for an empty batch (N = 0): nothing to pool."""
-    op.in_shape = x.shape
-    return np.zeros((0, x.shape[1]) + op.out_hw, dtype=x.dtype)
-
-
-class _WindowPool(Op):
-    """What max and avg pooling share: arguments, the shape rule and the formula."""
+class WindowPool(Op):
+    """What max and avg pooling share: arguments, output size, padding and formula."""
 
     dilation = (1, 1)
     ceil_mode = False
 
     def _init_windows(self, kernel_size, stride, padding):
-        self.kernel = as_pair(self, kernel_size, "kernel_size")
+        self.kernel = pair(kernel_size, "kernel_size", self.where)
         none = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
-        self.stride = self.kernel if none else as_pair(self, stride, "stride")
-        self.padding = as_pair(self, padding, "padding")
+        self.stride = self.kernel if none else pair(stride, "stride", self.where)
+        self.padding = pair(padding, "padding", self.where)
+
+    def out_length(self, size: int, axis: int, rule=True) -> int:
+        """PyTorch's output size along one axis; with ceil_mode, its ``rule``: the last
+        window must start inside the input or the left padding."""
+        k, s, p = self.kernel[axis], self.stride[axis], self.padding[axis]
+        extra = s - 1 if self.ceil_mode else 0
+        out = (size + 2 * p - span(k, self.dilation[axis]) + extra) // s + 1
+        if rule and self.ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        return out
+
+    def out_hw(self, shape) -> tuple:
+        return tuple(self.out_length(shape[-2 + axis], axis) for axis in (0, 1))
+
+    def pads(self, shape) -> tuple:
+        """((top, bottom), (left, right)): the padding, and at the bottom and right the
+        pixels that ceil_mode's last window hangs past it (they count for nothing)."""
+        out = []
+        for axis, length in enumerate(self.out_hw(shape)):
+            size, p = shape[-2 + axis], self.padding[axis]
+            reach = (length - 1) * self.stride[axis] + span(self.kernel[axis],
+                                                            self.dilation[axis])
+            out.append((p, max(p, reach - size - p)))
+        return tuple(out)
 
     def _values(self, x) -> str:
         parts = [f"input {fmt_shape(x.shape)}", fmt_pair("kernel_size", self.kernel),
@@ -69,10 +83,10 @@ class _WindowPool(Op):
     def infer(self, x):
         _check_input(self, x)
         values = self._values(x)
-        for name, pair in (("kernel_size", self.kernel), ("stride", self.stride),
-                           ("dilation", self.dilation)):
-            if min(pair) < 1:
-                self.fail(f"{name} must be at least 1, got {fmt_pair(name, pair)}.",
+        for name, value in (("kernel_size", self.kernel), ("stride", self.stride),
+                            ("dilation", self.dilation)):
+            if min(value) < 1:
+                self.fail(f"{name} must be at least 1, got {fmt_pair(name, value)}.",
                           values=values, hint=f"e.g. {name}=2.")
         if min(self.padding) < 0:
             self.fail(f"padding must be at least 0, got {fmt_pair('padding', self.padding)}.",
@@ -83,25 +97,13 @@ class _WindowPool(Op):
                           f"with kernel size {k} (at most {k // 2}).", values=values,
                           hint="padding only lets windows hang over the border, and PyTorch "
                           f"allows at most kernel_size // 2; use padding={k // 2} or less.")
-        self.out_hw = tuple(self._out_size(x, axis) for axis in (0, 1))
-        if min(self.out_hw) < 1:
-            ho, wo = self.out_hw
+        ho, wo = self.out_hw(x.shape)
+        if min(ho, wo) < 1:
             self.fail(f"the output would be {ho}×{wo}: the window does not fit in the "
                       f"{x.shape[-2]}×{x.shape[-1]} input.", values=values,
                       hint="the input is too small for this layer: remove a stride or "
                       "pooling before it, or use a smaller kernel_size.")
-        return tuple(x.shape[:-2]) + self.out_hw
-
-    def _out_size(self, x, axis, rule=True) -> int:
-        """PyTorch's output size; with ceil_mode its ``rule``: the last window must
-        start inside the input or the left padding."""
-        size, k, s = x.shape[-2 + axis], self.kernel[axis], self.stride[axis]
-        p, reach = self.padding[axis], span(k, self.dilation[axis])
-        extra = s - 1 if self.ceil_mode else 0
-        out = (size + 2 * p - reach + extra) // s + 1
-        if rule and self.ceil_mode and (out - 1) * s >= size + p:
-            out -= 1
-        return out
+        return tuple(x.shape[:-2]) + (ho, wo)
 
     def formula(self, x) -> list:
         """['H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8', 'W_out = ...']."""
@@ -112,7 +114,7 @@ class _WindowPool(Op):
             size, s, p = x.shape[-2 + axis], self.stride[axis], self.padding[axis]
             line = (f"{name}_out = {rounding}(({size} + 2{DOT}{p} {MINUS} "
                     f"{self._kernel_term(axis)}) / {s}) + 1")
-            if self._out_size(x, axis, rule=False) != out_hw[axis]:
+            if self.out_length(size, axis, rule=False) != out_hw[axis]:
                 line += (f" {MINUS} 1 = {out_hw[axis]} "
                          "(the last window would start in the padding)")
             else:
@@ -120,12 +122,8 @@ class _WindowPool(Op):
             lines.append(line)
         return lines
 
-    def _planes(self, shape):
-        return Planes(shape, self.kernel, self.stride, self.dilation, self.padding,
-                      self.out_hw)
 
-
-class MaxPool2d(_WindowPool):
+class MaxPool2d(WindowPool):
     """y = the largest element of each window; padding counts as -inf.
 
     The gradient goes to the first largest element of its window in row-major
@@ -137,7 +135,7 @@ class MaxPool2d(_WindowPool):
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
         self._init_windows(kernel_size, stride, padding)
-        self.dilation = as_pair(self, dilation, "dilation")
+        self.dilation = pair(dilation, "dilation", self.where)
         self.ceil_mode = bool(ceil_mode)
 
     def _kernel_term(self, axis) -> str:
@@ -146,7 +144,7 @@ class MaxPool2d(_WindowPool):
     def infer(self, x):
         shape = super().infer(x)
         for axis, name in enumerate(("height", "width")):
-            window = self._empty_window(x.shape[-2 + axis], axis)
+            window = self._empty_window(x.shape[-2 + axis], axis, shape[-2 + axis])
             if window is not None:
                 self.fail(f"output pixel {window} along the {name} has a window of padding "
                           "only: its dilated kernel steps over every input pixel.",
@@ -154,7 +152,7 @@ class MaxPool2d(_WindowPool):
                           hint="use a smaller dilation or padding, or a larger input.")
         return shape
 
-    def _empty_window(self, size, axis):
+    def _empty_window(self, size, axis, out):
         """The first output index whose window holds no input pixel (or None).
 
         Only windows reaching past an edge can miss the input, so only those
@@ -163,7 +161,6 @@ class MaxPool2d(_WindowPool):
         """
         k, s, p, d = (self.kernel[axis], self.stride[axis], self.padding[axis],
                       self.dilation[axis])
-        out = self.out_hw[axis]
         edges = set(range(min(out, p // s + 1)))
         edges |= set(range(max(0, (size + p - span(k, d)) // s), out))
         for o in sorted(edges):
@@ -171,114 +168,28 @@ class MaxPool2d(_WindowPool):
                 return o
         return None
 
-    def _tiles(self, shape) -> bool:
-        """True when the windows tile the input (no padding or dilation, stride = kernel):
-        then every tap is one strided view of x and no padded copy is needed."""
-        (kh, kw), (ho, wo) = self.kernel, self.out_hw
-        return (tuple(self.padding) == (0, 0) and tuple(self.dilation) == (1, 1)
-                and tuple(self.stride) == (kh, kw)
-                and ho * kh <= shape[-2] and wo * kw <= shape[-1])
-
-    def _tile_views(self, x):
-        """The kh·kw taps in window order (row-major), each (N, C, H_out, W_out)."""
-        (kh, kw), (ho, wo) = self.kernel, self.out_hw
-        return [x[:, :, i:ho * kh:kh, j:wo * kw:kw] for i in range(kh) for j in range(kw)]
-
-    def _tiled_forward(self, x):
-        """Tiling windows: the max of each window, and which tap holds it (for backward)."""
-        taps = math.prod(self.kernel)
-        out = np.empty(x.shape[:2] + self.out_hw, dtype=x.dtype)
-        arg = np.empty(out.shape, dtype=np.min_scalar_type(taps))  # uint8 up to 255 taps
-        over_rows(lambda rows: _first_max(self._tile_views(x[rows]), out[rows], arg[rows]), x)
-        nan = np.isnan(out)
-        if nan.any():                 # a NaN window: output NaN, drop its gradient
-            arg[nan] = taps           # an index no tap has
-        return out, arg
-
     def forward(self, x):
         x, self.unbatched = _batched(x)
-        if x.shape[0] == 0:
-            return _empty(self, x)
-        if self._tiles(x.shape):
-            out, arg = self._tiled_forward(x)
-            if getattr(self, "needs_input_grad", None):
-                self.planes, self.in_shape, self.arg = None, x.shape, arg
-            return out[0] if self.unbatched else out
-        planes = self._planes(x.shape)
-        data = planes.scatter(x, fill=-np.inf)                   # (phases, C, N·P + slack)
-        taps = [data[phase, :, off:off + planes.cols]            # element (i, j) of every window
-                for (_, _, phase, off) in planes.taps]
-        best = scratch("out_cols", (planes.c, planes.cols), x.dtype)
-        if getattr(self, "needs_input_grad", None):  # which tap holds the max, for backward
-            self.planes, self.in_shape = planes, x.shape
-            self.arg = np.empty(best.shape, dtype=np.min_scalar_type(len(taps)))
-            _first_max(taps, best, self.arg)
-            self.arg[np.isnan(best)] = len(taps)  # a NaN window: drop its gradient
-        else:
-            _first_max(taps, best)
-        out = planes.crop(best)
-        return out[0] if self.unbatched else out
+        self.window_pads = self.pads(x.shape)
+        xp = pad_hw(x, self.window_pads, -np.inf)
+        win = windows(xp, self.kernel, self.stride, self.dilation)  # (N, C, H_out, W_out, kh, kw)
+        taps = win.reshape(*win.shape[:4], self.kernel[0] * self.kernel[1])  # row-major order
+        first = taps.argmax(axis=-1)                  # the first maximum: PyTorch's rule for ties
+        y = np.take_along_axis(taps, first[..., None], axis=-1)[..., 0]
+        self.first = np.where(np.isnan(y), -1, first)  # a NaN window: no tap gets the gradient
+        self.padded_hw = xp.shape[-2:]
+        return y[0] if self.unbatched else y
 
-    def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the (first) max, else 0
-        if grad_out.size == 0:
-            return (np.zeros(self.in_shape, grad_out.dtype),)
-        if self.planes is None:
-            return self._tiled_backward(grad_out)
-        planes = self.planes
-        go = planes.spread(grad_out[None] if self.unbatched else grad_out)  # (C, N·P)
-        grad_data = planes.zeros(go.dtype)
-        hit = scratch("hit", go.shape, bool)
-        share = scratch("tmp", go.shape, go.dtype)
-        for t, (_, _, phase, off) in enumerate(planes.taps):
-            np.equal(self.arg, t, out=hit)                        # tap t holds the max
-            # go · hit, then add: a where= mask is several times slower on random masks
-            np.multiply(go, hit, out=share)
-            grad_data[phase, :, off:off + planes.cols] += share
-        grad_x = planes.gather(grad_data)
-        return (grad_x[0] if self.unbatched else grad_x,)
-
-    def _tiled_backward(self, grad_out):
-        """Tiling windows: each tap writes its own strided slice of grad_x, no overlap;
-        dL/dy goes to the tap the forward recorded as the window's max."""
-        go = grad_out[None] if self.unbatched else grad_out
-        (kh, kw), (ho, wo) = self.kernel, self.out_hw
-        h, w = self.in_shape[2:]
-        exact = (h, w) == (ho * kh, wo * kw)    # else the rows/columns left over get 0
-        grad_x = zeros(self.in_shape, go.dtype, skip=exact)
-
-        def part(rows):  # a chunk of samples at a time (see ops/threads.py)
-            hit, arg = scratch("hit", go[rows].shape, bool), self.arg[rows]
-            for t, view in enumerate(self._tile_views(grad_x[rows])):
-                np.equal(arg, t, out=hit)
-                np.multiply(go[rows], hit, out=view)
-
-        over_rows(part, grad_x)
+    def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the first max, else 0
+        gy = grad_out[None] if self.unbatched else grad_out
+        at_max = self.first[..., None] == np.arange(self.kernel[0] * self.kernel[1])
+        grad_win = (gy[..., None] * at_max).reshape(*gy.shape, *self.kernel)
+        grad_x = crop_hw(add_windows(grad_win, self.padded_hw, self.stride, self.dilation),
+                         self.window_pads)
         return (grad_x[0] if self.unbatched else grad_x,)
 
 
-def _first_max(views, out, arg=None):
-    """out = the elementwise max of ``views``, and arg (if given) = which view holds it
-    (the first one on ties, as PyTorch for the taps of a window).
-
-    A later view takes over only where it is strictly larger, and view t is larger
-    than every index before it, so arg = max(arg, t · above).
-    """
-    np.copyto(out, views[0])
-    if arg is None:
-        for view in views[1:]:
-            np.maximum(out, view, out=out)
-        return
-    arg.fill(0)
-    above = scratch("above", out.shape, bool)
-    claim = scratch("claim", out.shape, arg.dtype)
-    for t, view in enumerate(views[1:], start=1):
-        np.greater(view, out, out=above)
-        np.maximum(out, view, out=out)
-        np.multiply(above, arg.dtype.type(t), out=claim)
-        np.maximum(arg, claim, out=arg)
-
-
-class AvgPool2d(_WindowPool):
+class AvgPool2d(WindowPool):
     """y = mean of each window, with PyTorch's divisor rules.
 
     The divisor is the window's size clipped to the padded input (windows that
@@ -303,51 +214,51 @@ class AvgPool2d(_WindowPool):
     def _kernel_term(self, axis) -> str:
         return f"{self.kernel[axis]}"
 
-    def forward(self, x):
-        x, self.unbatched = _batched(x)
-        if x.shape[0] == 0:
-            return _empty(self, x)
-        planes = self._planes(x.shape)
-        data = planes.scatter(x)
-        total = scratch("out_cols", (planes.c, planes.cols), x.dtype)
-        for t, (_, _, phase, off) in enumerate(planes.taps):
-            view = data[phase, :, off:off + planes.cols]
-            if t:
-                total += view
-            else:
-                np.copyto(total, view)
-        self.planes, self.divisor = planes, self._divisor(x.shape, x.dtype)
-        out = planes.crop(total)
-        out /= self.divisor
-        return out[0] if self.unbatched else out
-
-    def _divisor(self, shape, dtype):
+    def divisor(self, shape, dtype):
         """(H_out, W_out) divisors (or one number), in the input's dtype."""
         if self.divisor_override is not None:
             return np.asarray(self.divisor_override, dtype=dtype)
         counts = []
-        for axis in (0, 1):
-            size, k, s, p = (shape[2 + axis], self.kernel[axis], self.stride[axis],
+        for axis, length in enumerate(self.out_hw(shape)):
+            size, k, s, p = (shape[-2 + axis], self.kernel[axis], self.stride[axis],
                              self.padding[axis])
-            start = np.arange(self.out_hw[axis]) * s - p
+            start = np.arange(length) * s - p
             end = np.minimum(start + k, size + p)     # windows stop at the padded edge
             if not self.count_include_pad:
                 start, end = np.maximum(start, 0), np.minimum(end, size)
             counts.append(end - start)
         return np.outer(*counts).astype(dtype)
 
+    def forward(self, x):
+        x, self.unbatched = _batched(x)
+        self.window_pads, self.x_shape = self.pads(x.shape), x.shape
+        xp = pad_hw(x, self.window_pads)
+        total = windows(xp, self.kernel, self.stride, self.dilation).sum(axis=(-2, -1))
+        y = total / self.divisor(x.shape, x.dtype)
+        return y[0] if self.unbatched else y
+
     def backward(self, grad_out):  # y = sum(window) / divisor;  dy/dx = 1 / divisor in the window
-        if grad_out.size == 0:
-            return (np.zeros(self.in_shape, grad_out.dtype),)
-        planes = self.planes
-        go = planes.spread(grad_out[None] if self.unbatched else grad_out)  # (C, N·P)
-        ho, wo = self.out_hw
-        go.reshape(planes.c, planes.n, planes.hp, planes.wp)[..., :ho, :wo] /= self.divisor
-        grad_data = planes.zeros(go.dtype)
-        for _, _, phase, off in planes.taps:
-            grad_data[phase, :, off:off + planes.cols] += go
-        grad_x = planes.gather(grad_data)
+        gy = grad_out[None] if self.unbatched else grad_out
+        share = gy / self.divisor(self.x_shape, gy.dtype)
+        grad_win = np.broadcast_to(share[..., None, None], share.shape + self.kernel)
+        padded_hw = [sum(p) + size for p, size in zip(self.window_pads, self.x_shape[2:])]
+        grad_x = crop_hw(add_windows(grad_win, padded_hw, self.stride, self.dilation),
+                         self.window_pads)
         return (grad_x[0] if self.unbatched else grad_x,)
+
+
+def adaptive_windows(size: int, out: int) -> list:
+    """[(start, end)] of each output pixel along one axis, as PyTorch places them:
+    output a covers floor(a·size / out) up to ceil((a + 1)·size / out)."""
+    return [((a * size) // out, -((-(a + 1) * size) // out)) for a in range(out)]
+
+
+def averaging_matrix(size: int, out: int, dtype) -> np.ndarray:
+    """(out, size): row a holds 1 / window length over output a's window, 0 elsewhere."""
+    matrix = np.zeros((out, size), dtype=dtype)
+    for a, (start, end) in enumerate(adaptive_windows(size, out)):
+        matrix[a, start:end] = 1 / (end - start)
+    return matrix
 
 
 class AdaptiveAvgPool2d(Op):
@@ -356,6 +267,10 @@ class AdaptiveAvgPool2d(Op):
     Output pixel a (of H_out) averages input rows floor(a·H / H_out) up to
     ceil((a + 1)·H / H_out); windows may overlap when H_out does not divide H.
     ``output_size`` is an int or a pair; None in the pair keeps that size.
+
+    The windows are products of a range of rows and a range of columns, so the
+    pooling is two matrix products: y = P_h · x · P_wᵀ, with P_h (H_out, H) holding
+    each window's 1 / length (see :func:`averaging_matrix`).
     """
 
     name = "adaptive_avg_pool2d"
@@ -371,14 +286,16 @@ class AdaptiveAvgPool2d(Op):
                       hint="e.g. output_size=1 for global average pooling, or (7, 7).")
         self.output_size = tuple(None if s is None else int(s) for s in output_size)
 
+    def out_hw(self, shape) -> tuple:
+        return tuple(shape[-2 + i] if s is None else s for i, s in enumerate(self.output_size))
+
     def infer(self, x):
         _check_input(self, x)
-        out = tuple(x.shape[-2 + i] if s is None else s for i, s in enumerate(self.output_size))
+        out = self.out_hw(x.shape)
         if min(out) < 1:
             self.fail(f"output_size must be at least 1, got {self.output_size}.",
                       values=f"input {fmt_shape(x.shape)}",
-                      hint="output_size=1 averages each channel to one number.")
-        self.out_hw = out
+                      hint="output_size=1 pools each channel to one number.")
         return tuple(x.shape[:-2]) + out
 
     def formula(self, x) -> list:
@@ -387,46 +304,10 @@ class AdaptiveAvgPool2d(Op):
         return [f"{name}_out = {'output_size' if s is not None else name + '_in'} = {o}"
                 for name, s, o in zip("HW", self.output_size, out_hw)]
 
-    def _windows(self, size, out):
-        """[(start, end)] of each output pixel along one axis."""
-        return [((a * size) // out, -((-(a + 1) * size) // out)) for a in range(out)]
+    def forward(self, x):  # y = P_h · x · P_wᵀ
+        (ho, wo), (h, w) = self.out_hw(x.shape), x.shape[-2:]
+        self.p_h, self.p_w = averaging_matrix(h, ho, x.dtype), averaging_matrix(w, wo, x.dtype)
+        return np.einsum("ah,...hw,bw->...ab", self.p_h, x, self.p_w, optimize=True)
 
-    def forward(self, x):
-        x, self.unbatched = _batched(x)
-        self.x_shape = x.shape
-        n, c, h, w = x.shape
-        ho, wo = self.out_hw
-        if h % ho == 0 and w % wo == 0:  # equal, disjoint windows: a reshape and a mean
-            out = x.reshape(n, c, ho, h // ho, wo, w // wo).mean(axis=(3, 5))
-        else:  # sum along W, then along H (windows are products of the two ranges)
-            rows = np.empty((n, c, h, wo), dtype=x.dtype)
-            for b, (start, end) in enumerate(self._windows(w, wo)):
-                rows[..., b] = x[..., start:end].sum(axis=-1)
-            out = np.empty((n, c, ho, wo), dtype=x.dtype)
-            for a, (start, end) in enumerate(self._windows(h, ho)):
-                out[:, :, a] = rows[:, :, start:end].sum(axis=2)
-            out /= self._divisor(x.dtype)
-        return out[0] if self.unbatched else out
-
-    def _divisor(self, dtype):
-        sizes = [[end - start for start, end in self._windows(s, o)]
-                 for s, o in zip(self.x_shape[2:], self.out_hw)]
-        return np.outer(*sizes).astype(dtype)
-
-    def backward(self, grad_out):  # y = mean of the window;  dy/dx = 1 / window size inside it
-        grad = grad_out[None] if self.unbatched else grad_out
-        n, c, h, w = self.x_shape
-        ho, wo = self.out_hw
-        if h % ho == 0 and w % wo == 0:
-            share = grad / np.asarray((h // ho) * (w // wo), dtype=grad.dtype)
-            full = np.broadcast_to(share[:, :, :, None, :, None], (n, c, ho, h // ho, wo, w // wo))
-            grad_x = full.reshape(n, c, h, w)
-        else:  # the adjoint of the two sums: spread along H, then along W
-            share = grad / self._divisor(grad.dtype)
-            rows = zeros((n, c, h, wo), grad.dtype)
-            for a, (start, end) in enumerate(self._windows(h, ho)):
-                rows[:, :, start:end] += share[:, :, a, None]
-            grad_x = zeros(self.x_shape, grad.dtype)
-            for b, (start, end) in enumerate(self._windows(w, wo)):
-                grad_x[..., start:end] += rows[..., b, None]
-        return (grad_x[0] if self.unbatched else grad_x,)
+    def backward(self, grad_out):  # dL/dx = P_hᵀ · dL/dy · P_w
+        return (np.einsum("ah,...ab,bw->...hw", self.p_h, grad_out, self.p_w, optimize=True),)

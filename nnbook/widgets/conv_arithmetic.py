@@ -16,6 +16,7 @@ import ipywidgets as widgets
 
 from ..inspect.conv_geometry import (conv_geometry, group_connections, receptive_field,
                                      tap_formulas)
+from ..ops.base import pair
 from ._base import NnbookWidget
 from .draw.conv import conv_title, draw_conv_grid, draw_conv_text, draw_group_diagram
 from .draw.shapes import ERROR, INPUT, LAYER, OUTPUT, TEXT, draw_text_lines, split_error
@@ -33,10 +34,6 @@ SETTINGS = {
 ROWS = (("in_height", "in_width"), ("kernel_height", "kernel_width"), ("stride_h", "stride_w"),
         ("padding_h", "padding_w"), ("dilation_h", "dilation_w"),
         ("in_channels", "out_channels", "groups"))
-
-
-def _pair(value) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
 def _span(first: int, last: int) -> str:
@@ -72,7 +69,9 @@ class ConvArithmetic(NnbookWidget):
                  stride=(2, 1), padding=(1, 0), dilation=(1, 2), in_channels=4,
                  out_channels=6, groups=2, out_pos=(0, 0), **kwargs):
         super().__init__(**kwargs)
-        (s_h, s_w), (p_h, p_w), (d_h, d_w) = _pair(stride), _pair(padding), _pair(dilation)
+        (s_h, s_w), (p_h, p_w), (d_h, d_w) = (pair(value, name, "ConvArithmetic") for name, value
+                                              in (("stride", stride), ("padding", padding),
+                                                  ("dilation", dilation)))
         values = dict(in_height=in_height, in_width=in_width, kernel_height=kernel_height,
                       kernel_width=kernel_width, stride_h=s_h, stride_w=s_w, padding_h=p_h,
                       padding_w=p_w, dilation_h=d_h, dilation_w=d_w, in_channels=in_channels,
@@ -161,10 +160,10 @@ class ConvArithmetic(NnbookWidget):
     def _settings_text(self) -> str:
         g = self.geometry
 
-        def pair(p):
+        def show(p):
             return str(p[0]) if p[0] == p[1] else f"({p[0]}, {p[1]})"
-        return (f"kernel {g.kernel_hw[0]}×{g.kernel_hw[1]}, stride {pair(g.stride)}, "
-                f"padding {pair(_pair(g.padding))}, dilation {pair(g.dilation)}, "
+        return (f"kernel {g.kernel_hw[0]}×{g.kernel_hw[1]}, stride {show(g.stride)}, "
+                f"padding {show(g.padding)}, dilation {show(g.dilation)}, "
                 f"groups {g.groups}")
 
     def describe(self) -> str:

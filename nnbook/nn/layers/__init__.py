@@ -5,6 +5,7 @@ from .activation import (CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
 from .containers import Concat, ModuleList, Sequential, Sum
 from .conv import Conv2d, DepthwiseConv2d
+from .conv1d import Conv1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .lazy_conv import LazyConv2d
@@ -14,7 +15,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss,
                    TripletMarginLoss)
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, GlobalAvgPool2d, MaxPool2d
+from .pooling import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+                      GlobalAvgPool2d, MaxPool1d, MaxPool2d)
 from .shape import Flatten, Reshape, Unflatten
 from .sparse import Embedding
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -24,8 +26,10 @@ __all__ = [
     # containers
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Sum", "Concat",
     # linear, convolution, pooling, shapes
-    "Identity", "Linear", "LazyLinear", "Bilinear", "Conv2d", "LazyConv2d", "DepthwiseConv2d", "MaxPool2d",
-    "AvgPool2d", "AdaptiveAvgPool2d", "GlobalAvgPool2d", "Flatten", "Unflatten", "Reshape",
+    "Identity", "Linear", "LazyLinear", "Bilinear", "Conv1d", "Conv2d", "LazyConv2d",
+    "ConvTranspose2d", "DepthwiseConv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+    "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GlobalAvgPool2d", "Flatten", "Unflatten",
+    "Reshape",
     "Embedding",
     # normalisation and dropout
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d",

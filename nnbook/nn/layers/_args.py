@@ -15,15 +15,6 @@ def positive_int(cls: str, name: str, value, minimum: int = 1) -> int:
     return int(value)
 
 
-def pair(cls: str, name: str, value, minimum: int = 1) -> tuple:
-    """An int or an (h, w) pair of ints -> (h, w)."""
-    items = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    if len(items) != 2 or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                                  and v >= minimum for v in items):
-        raise InputError(message(
-            f"{name} must be an int >= {minimum} or a pair (h, w) of them, got {value!r}.",
-            where=cls, hint=f"e.g. {name}=3 or {name}=(3, 1)."))
-    return (int(items[0]), int(items[1]))
 
 
 def check_device(cls: str, device) -> None:

@@ -9,7 +9,9 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
-from ._args import call_text, check_device, pair, positive_int
+from ...ops.base import pair
+from ...ops.conv import conv_padding
+from ._args import call_text, check_device, positive_int
 from .containers import mismatch_hint
 
 # Conv2d's padding_mode -> F.pad's mode
@@ -39,11 +41,10 @@ class Conv2d(Module):
         self.padding_mode = padding_mode
         self.in_channels = positive_int(cls, "in_channels", in_channels)
         self.out_channels = positive_int(cls, "out_channels", out_channels)
-        self.kernel_size = pair(cls, "kernel_size", kernel_size)
-        self.stride = pair(cls, "stride", stride)
-        self.padding = padding if padding in ("same", "valid") else pair(cls, "padding",
-                                                                          padding, 0)
-        self.dilation = pair(cls, "dilation", dilation)
+        self.kernel_size = pair(kernel_size, "kernel_size", cls, minimum=1)
+        self.stride = pair(stride, "stride", cls, minimum=1)
+        self.padding = conv_padding(padding, self.stride, cls, minimum=0)
+        self.dilation = pair(dilation, "dilation", cls, minimum=1)
         self.groups = positive_int(cls, "groups", groups)
         for name, size in (("in_channels", self.in_channels),
                            ("out_channels", self.out_channels)):
@@ -56,10 +57,6 @@ class Conv2d(Module):
             raise InputError(message(
                 f"padding={self.padding!r} works with padding_mode='zeros' only.", where=cls,
                 hint="give the padding as numbers, e.g. padding=kernel_size // 2."))
-        if self.padding == "same" and self.stride != (1, 1):
-            raise InputError(message(
-                "padding='same' needs stride 1.", where=cls,
-                hint="give the padding as a number instead, e.g. padding=kernel_size // 2."))
         dtype = np.dtype(dtype or np.float32)
         kh, kw = self.kernel_size
         self.weight = Parameter(np.empty(

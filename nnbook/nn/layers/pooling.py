@@ -1,8 +1,20 @@
 """Pooling: max and average over windows, adaptive average, and global average."""
 from __future__ import annotations
 
+from ...ops.base import pair
+from ...ops.onedim import single
 from .. import functional as F
 from ..module import Module
+
+
+def _check_windows(cls: str, kernel_size, stride, padding, dilation=1) -> None:
+    """Refuse a bad window argument when the layer is built (the op checks the sizes
+    against the input when it runs)."""
+    pair(kernel_size, "kernel_size", cls, minimum=1)
+    if stride is not None:
+        pair(stride, "stride", cls, minimum=1)
+    pair(padding, "padding", cls, minimum=0)
+    pair(dilation, "dilation", cls, minimum=1)
 
 
 class MaxPool2d(Module):
@@ -16,6 +28,7 @@ class MaxPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False):
         super().__init__()
+        _check_windows("MaxPool2d", kernel_size, stride, padding, dilation)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.dilation = padding, dilation
@@ -38,6 +51,7 @@ class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None):
         super().__init__()
+        _check_windows("AvgPool2d", kernel_size, stride, padding)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.ceil_mode = padding, ceil_mode
@@ -51,6 +65,62 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class MaxPool1d(Module):
+    """The maximum of each window of kernel_size values along L; ``stride`` defaults to
+    ``kernel_size``.  L_out as MaxPool2d's W_out."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        _check_signal_windows("MaxPool1d", kernel_size, stride, padding, dilation)
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool1d(Module):
+    """The mean of each window of kernel_size values along L (as PyTorch, its sizes are
+    kept as tuples of one)."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True):
+        super().__init__()
+        _check_signal_windows("AvgPool1d", kernel_size, stride, padding)
+        self.kernel_size = (single(kernel_size, "kernel_size", "AvgPool1d"),)
+        self.stride = (self.kernel_size if stride is None
+                       else (single(stride, "stride", "AvgPool1d"),))
+        self.padding = (single(padding, "padding", "AvgPool1d"),)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _check_signal_windows(cls: str, kernel_size, stride, padding, dilation=1) -> None:
+    single(kernel_size, "kernel_size", cls, minimum=1)
+    if stride is not None:
+        single(stride, "stride", cls, minimum=1)
+    single(padding, "padding", cls, minimum=0)
+    single(dilation, "dilation", cls, minimum=1)
+
+
 class AdaptiveAvgPool2d(Module):
     """Average pooling to a fixed output size (H_out, W_out), whatever the input's size."""
 
@@ -62,6 +132,22 @@ class AdaptiveAvgPool2d(Module):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed output size (H_out, W_out), whatever the input's size."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"

@@ -62,6 +62,24 @@ def draw_conv_grid(ax, geometry, taps, out_pos) -> dict:
     if ring:  # the border of the real input, over the ring
         drawn["border"] = ax.add_patch(Rectangle((left, -top - height), width, height,
                                                  fill=False, edgecolor=INPUT, linewidth=2.5))
+    _draw_taps(ax, drawn, taps, (top, left), cell, small, (x_out, out_pos))
+    chosen = tuple(out_pos)
+    drawn["output"] = _cells(ax, [(r, c) for r in range(out_h) for c in range(out_w)
+                                  if (r, c) != chosen], x_out, OUTPUT_FILL, OUTPUT)
+    drawn["chosen"] = _cells(ax, [chosen], x_out, OUTPUT, LAYER, 3, zorder=3)
+    drawn["text"] += _grid_labels(ax, geometry, taps, small, ring, x_out)
+    ax.set_xlim(*x_range)
+    ax.set_ylim(*y_range)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_anchor("N")
+    ax.set_axis_off()
+    return drawn
+
+
+def _draw_taps(ax, drawn, taps, corner, cell, small, output) -> None:
+    """The cells the kernel reads (with their kernel indices when there is room), its
+    dilated footprint, and the arrow to the output pixel they make."""
+    (top, left), (x_out, out_pos) = corner, output
     drawn["taps"] = _cells(ax, [(t.row + top, t.col + left) for t in taps], 0,
                            [PADDING_TAP_FILL if t.padding else TAP_FILL for t in taps], LAYER,
                            2.5, zorder=3)
@@ -71,55 +89,53 @@ def draw_conv_grid(ax, geometry, taps, out_pos) -> dict:
                                          f"{t.kernel_row},{t.kernel_col}", ha="center",
                                          va="center", fontsize=INDEX_SIZE, color=TEXT,
                                          family=SANS, zorder=4))
-    if taps:  # the dilated kernel's footprint
-        r0, r1 = min(t.row for t in taps) + top, max(t.row for t in taps) + top
-        c0, c1 = min(t.col for t in taps) + left, max(t.col for t in taps) + left
-        pad = 3 / cell  # 3 points outside the taps
-        drawn["footprint"] = ax.add_patch(Rectangle(
-            (c0 - pad, -r1 - 1 - pad), c1 - c0 + 1 + 2 * pad, r1 - r0 + 1 + 2 * pad, fill=False,
-            edgecolor=LAYER, linewidth=2, linestyle="--", zorder=5))
+    if not taps:
+        return
+    # the dilated kernel's footprint, 3 points outside the taps
+    r0, r1 = min(t.row for t in taps) + top, max(t.row for t in taps) + top
+    c0, c1 = min(t.col for t in taps) + left, max(t.col for t in taps) + left
+    pad = 3 / cell
+    drawn["footprint"] = ax.add_patch(Rectangle(
+        (c0 - pad, -r1 - 1 - pad), c1 - c0 + 1 + 2 * pad, r1 - r0 + 1 + 2 * pad, fill=False,
+        edgecolor=LAYER, linewidth=2, linestyle="--", zorder=5))
+    h, w = out_pos
+    drawn["arrow"] = ax.add_patch(FancyArrowPatch(
+        (c1 + 1 + pad, -(r0 + r1 + 1) / 2), (x_out + w, -h - 0.5), arrowstyle="-|>",
+        mutation_scale=18, linewidth=2, color=LAYER, zorder=6,
+        connectionstyle="arc3,rad=-0.15"))
 
-    chosen = tuple(out_pos)
-    drawn["output"] = _cells(ax, [(r, c) for r in range(out_h) for c in range(out_w)
-                                  if (r, c) != chosen], x_out, OUTPUT_FILL, OUTPUT)
-    drawn["chosen"] = _cells(ax, [chosen], x_out, OUTPUT, LAYER, 3, zorder=3)
-    if taps:
-        h, w = out_pos
-        drawn["arrow"] = ax.add_patch(FancyArrowPatch(
-            (c1 + 1 + pad, -(r0 + r1 + 1) / 2), (x_out + w, -h - 0.5), arrowstyle="-|>",
-            mutation_scale=18, linewidth=2, color=LAYER, zorder=6,
-            connectionstyle="arc3,rad=-0.15"))
-
+def _grid_labels(ax, geometry, taps, small, ring, x_out) -> list:
+    """The row and column numbers the taps read, and the titles under and over the grids."""
+    (top, _), (left, _) = geometry.pads
+    height, width = geometry.in_hw
+    rows, cols = geometry.padded_hw
+    out_h, out_w = geometry.out_hw
+    texts = []
     index = dict(fontsize=INDEX_SIZE, family=SANS, textcoords="offset points")
     if small:  # numbers of row/column 0 and of those the taps read (padding: −1, H, …)
         tapped_rows = {t.row for t in taps}
         tapped_cols = {t.col for t in taps}
         for row in sorted(tapped_rows | {0}):
-            drawn["text"].append(ax.annotate(
+            texts.append(ax.annotate(
                 str(row).replace("-", "\u2212"), (0, -row - top - 0.5), xytext=(-7, 0),
                 ha="right", va="center", color=LAYER if row in tapped_rows else MUTED, **index))
         for col in sorted(tapped_cols | {0}):
-            drawn["text"].append(ax.annotate(
+            texts.append(ax.annotate(
                 str(col).replace("-", "\u2212"), (col + left + 0.5, 0), xytext=(0, 5),
                 ha="center", va="bottom", color=LAYER if col in tapped_cols else MUTED, **index))
     title = dict(textcoords="offset points", ha="center", va="bottom", fontsize=LABEL_SIZE,
                  fontweight="bold", family=SANS)
     lift = 17 if small else 5
-    drawn["text"].append(ax.annotate(f"input {height}×{width}", (cols / 2, 0),
-                                     xytext=(0, lift), color=INPUT, **title))
-    drawn["text"].append(ax.annotate(f"output {out_h}×{out_w}", (x_out + out_w / 2, 0),
-                                     xytext=(0, lift), color=OUTPUT, **title))
+    texts.append(ax.annotate(f"input {height}×{width}", (cols / 2, 0), xytext=(0, lift),
+                             color=INPUT, **title))
+    texts.append(ax.annotate(f"output {out_h}×{out_w}", (x_out + out_w / 2, 0),
+                             xytext=(0, lift), color=OUTPUT, **title))
     if ring:
-        drawn["text"].append(ax.annotate(
+        texts.append(ax.annotate(
             f"padded with zeros to {rows}×{cols}", (cols / 2, -rows), xytext=(0, -3),
             textcoords="offset points", ha="center", va="top", fontsize=SMALL_SIZE,
             color=PADDING, family=SANS))
-    ax.set_xlim(*x_range)
-    ax.set_ylim(*y_range)
-    ax.set_aspect("equal", adjustable="box")
-    ax.set_anchor("N")
-    ax.set_axis_off()
-    return drawn
+    return texts
 
 
 def draw_group_diagram(ax, in_channels, out_channels, connections, groups=None) -> dict:

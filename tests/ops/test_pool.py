@@ -1,5 +1,11 @@
 """Pooling ops: forward against naive numpy references, backward by gradcheck, shape rule,
-errors."""
+errors.
+
+Forward tests run on the reference ops and on their kernels (``implementation``);
+gradchecks run on the reference, which tests/kernels/test_pool_kernels_match_reference.py
+holds the kernels to.
+"""
+import contextlib
 import itertools
 import math
 import time
@@ -86,6 +92,19 @@ def pool(op, x):
     return apply(op, x)
 
 
+@pytest.fixture(params=["kernel", "reference"])
+def implementation(request):
+    """Run the test with the kernels on (the default) and with the reference ops only."""
+    with nb.reference_ops() if request.param == "reference" else contextlib.nullcontext():
+        yield request.param
+
+
+def reference_pool(make, x):
+    """The pool built and run with the reference op, whatever the kernels."""
+    with nb.reference_ops():
+        return apply(make(), x)
+
+
 SIZES = [(7, 5), (9, 4), (5, 11)]
 # (kernel, stride, padding, dilation, ceil_mode)
 MAX_CONFIGS = [
@@ -103,18 +122,19 @@ AVG_CONFIGS = [
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("config", MAX_CONFIGS, ids=str)
-def test_max_pool_forward_and_gradcheck(rng, size, config):
+def test_max_pool_forward_and_gradcheck(rng, size, config, implementation):
     x = t64(rng, 2, 3, *size)
     op = MaxPool2d(*config)
     y = pool(op, x)
     expected, _ = max_pool_ref(x.detach().numpy(), *config)
     np.testing.assert_array_equal(y.detach().numpy(), expected)
     assert MaxPool2d(*config).infer(Spec(x.shape)) == y.shape
-    assert nb.gradcheck(lambda x: pool(MaxPool2d(*config), x), (x,))
+    if implementation == "reference":
+        assert nb.gradcheck(lambda x: reference_pool(lambda: MaxPool2d(*config), x), (x,))
 
 
 @pytest.mark.parametrize("config", MAX_CONFIGS, ids=str)
-def test_max_pool_ties_go_to_the_first_max(rng, config):
+def test_max_pool_ties_go_to_the_first_max(rng, config, implementation):
     """Integer-valued inputs tie often; each gradient must reach the first max of its window."""
     x = nb.tensor(rng.integers(0, 3, size=(2, 2, 9, 4)).astype(np.float64), requires_grad=True)
     y = pool(MaxPool2d(*config), x)
@@ -129,17 +149,18 @@ def test_max_pool_ties_go_to_the_first_max(rng, config):
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("config", AVG_CONFIGS, ids=str)
-def test_avg_pool_forward_and_gradcheck(rng, size, config):
+def test_avg_pool_forward_and_gradcheck(rng, size, config, implementation):
     x = t64(rng, 2, 3, *size)
     y = pool(AvgPool2d(*config), x)
     np.testing.assert_allclose(y.detach().numpy(), avg_pool_ref(x.detach().numpy(), *config), rtol=1e-12, atol=1e-12)
     assert AvgPool2d(*config).infer(Spec(x.shape)) == y.shape
-    assert nb.gradcheck(lambda x: pool(AvgPool2d(*config), x), (x,))
+    if implementation == "reference":
+        assert nb.gradcheck(lambda x: reference_pool(lambda: AvgPool2d(*config), x), (x,))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
 @pytest.mark.parametrize("output_size", [1, 2, (3, 2), (None, 3), (4, None), (8, 12), 5])
-def test_adaptive_avg_pool_forward_and_gradcheck(rng, size, output_size):
+def test_adaptive_avg_pool_forward_and_gradcheck(rng, size, output_size, implementation):
     x = t64(rng, 2, 3, *size)
     y = pool(AdaptiveAvgPool2d(output_size), x)
     np.testing.assert_allclose(y.detach().numpy(), adaptive_ref(x.detach().numpy(), output_size), rtol=1e-12,
@@ -148,44 +169,45 @@ def test_adaptive_avg_pool_forward_and_gradcheck(rng, size, output_size):
     assert nb.gradcheck(lambda x: pool(AdaptiveAvgPool2d(output_size), x), (x,))
 
 
-@pytest.mark.parametrize("op", [MaxPool2d(3, 2, 1), AvgPool2d((3, 2), 1, (1, 0)),
-                                AdaptiveAvgPool2d((2, 3))], ids=lambda op: op.name)
-def test_unbatched_input(rng, op):
+@pytest.mark.parametrize("make", [lambda: MaxPool2d(3, 2, 1), lambda: AvgPool2d((3, 2), 1, (1, 0)),
+                                  lambda: AdaptiveAvgPool2d((2, 3))], ids=lambda make: make().name)
+def test_unbatched_input(rng, make, implementation):
     x = t64(rng, 3, 7, 5)
-    y = pool(op, x)
-    batched = pool(op, nb.tensor(x.detach().numpy()[None]))
+    y = pool(make(), x)
+    batched = pool(make(), nb.tensor(x.detach().numpy()[None]))
     np.testing.assert_allclose(y.detach().numpy(), batched.detach().numpy()[0], rtol=1e-12)
-    assert nb.gradcheck(lambda x: pool(op, x), (x,))
+    if implementation == "reference":
+        assert nb.gradcheck(lambda x: pool(make(), x), (x,))
 
 
 @pytest.mark.parametrize("make", [lambda: MaxPool2d(2), lambda: AvgPool2d(3, 2, 1),
                                   lambda: AdaptiveAvgPool2d((2, 3)),
                                   lambda: AdaptiveAvgPool2d(1)], ids=lambda make: make().name)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dtype_is_kept(rng, make, dtype):
+def test_dtype_is_kept(rng, make, dtype, implementation):
     x = nb.tensor(rng.standard_normal((2, 3, 7, 5)).astype(dtype), requires_grad=True)
     y = pool(make(), x)
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == dtype
 
 
-@pytest.mark.parametrize("op", [MaxPool2d(2), AvgPool2d(3, 2, 1), AdaptiveAvgPool2d((2, 3))],
-                         ids=lambda op: op.name)
-def test_empty_batch(rng, op):
+@pytest.mark.parametrize("make", [lambda: MaxPool2d(2), lambda: AvgPool2d(3, 2, 1),
+                                  lambda: AdaptiveAvgPool2d((2, 3))], ids=lambda make: make().name)
+def test_empty_batch(rng, make, implementation):
     x = t64(rng, 0, 3, 7, 5)
-    y = pool(op, x)
-    assert y.shape == op.infer(Spec(x.shape))
+    y = pool(make(), x)
+    assert y.shape == make().infer(Spec(x.shape))
     y.backward(np.ones(y.shape))
     assert x.grad.shape == x.shape
 
 
-def test_max_pool_padding_is_minus_infinity():
+def test_max_pool_padding_is_minus_infinity(implementation):
     x = nb.tensor(-np.ones((1, 1, 3, 3)) - np.arange(9).reshape(1, 1, 3, 3))
     y = pool(MaxPool2d(3, 1, 1), x)
     assert y.detach().numpy().max() == -1.0  # never the zero padding
 
 
-def test_avg_pool_global_mean_from_adaptive(rng):
+def test_avg_pool_global_mean_from_adaptive(rng, implementation):
     x = t64(rng, 4, 5, 7, 5)
     y = pool(AdaptiveAvgPool2d(1), x)
     np.testing.assert_allclose(y.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-12)
@@ -195,7 +217,7 @@ def test_avg_pool_global_mean_from_adaptive(rng):
 # The shape rule and formulas
 # ---------------------------------------------------------------------------
 
-def test_shape_rule_agrees_with_forward():
+def test_shape_rule_agrees_with_forward(implementation):
     rng = np.random.default_rng(5)
     checked = 0
     for _ in range(300):
@@ -302,28 +324,27 @@ def test_bad_input_never_reaches_numpy():
         pool(MaxPool2d(2, 1, 2), nb.tensor(np.ones((1, 1, 5, 5))))
 
 
-# -- windows that tile the input (stride = kernel, no padding or dilation) take a fast path
-
-@pytest.mark.parametrize("shape,kernel", [((2, 3, 8, 6), 2), ((2, 3, 7, 5), 2),
-                                          ((1, 2, 9, 8), (3, 2)), ((3, 7, 5), (2, 1))])
-def test_tiling_max_pool_matches_the_general_path(shape, kernel):
-    rng = np.random.default_rng(11)
-    # small integers: many ties, so the first-maximum rule is exercised
-    data = rng.integers(0, 3, size=shape).astype(np.float64)
-    fast = MaxPool2d(kernel)
-    general = MaxPool2d(kernel, padding=0, dilation=1)
-    general._tiles = lambda shape: False  # force the padded-planes path
-    x1, x2 = nb.tensor(data, requires_grad=True), nb.tensor(data, requires_grad=True)
-    y1, y2 = apply(fast, x1), apply(general, x2)
-    np.testing.assert_array_equal(y1.detach().numpy(), y2.detach().numpy())
-    g = rng.standard_normal(y1.shape)
-    y1.backward(g, retain_graph=True)  # keep the ops' state for the last line
-    y2.backward(g, retain_graph=True)
-    np.testing.assert_array_equal(x1.grad.numpy(), x2.grad.numpy())
-    assert fast.planes is None and general.planes is not None  # the two paths really differ
+def test_infer_and_formula_store_nothing():
+    """The shape rule is a pure function of its inputs: nothing is left on the op."""
+    for op in (MaxPool2d(3, 2, 1, dilation=(1, 2), ceil_mode=True),
+               AvgPool2d((3, 2), 2, (1, 0), ceil_mode=True), AdaptiveAvgPool2d((3, None))):
+        before = dict(vars(op))
+        op.infer(Spec((2, 3, 9, 7)))
+        op.formula(Spec((3, 9, 7)))
+        assert vars(op) == before
 
 
-def test_tiling_max_pool_gives_a_tied_window_gradient_to_its_first_maximum():
+def test_max_pool_gives_a_tied_window_gradient_to_its_first_maximum(implementation):
     x = nb.tensor([[[[1.0, 3.0], [3.0, 2.0]]]], requires_grad=True)
     apply(MaxPool2d(2), x).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[[[0, 1], [0, 0]]]])
+
+
+def test_max_pool_drops_the_gradient_of_a_nan_window(implementation):
+    data = [[[[1.0, np.nan, 2.0], [3.0, 0.0, 5.0]]]]
+    x = nb.tensor(data, requires_grad=True)
+    y = apply(MaxPool2d((1, 2), 1), x)     # in row 0 both windows hold the NaN
+    y.backward(np.ones(y.shape))
+    assert np.isnan(y.detach().numpy()[0, 0, 0]).all()
+    np.testing.assert_array_equal(y.detach().numpy()[0, 0, 1], [3.0, 5.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [[[[0, 0, 0], [1, 0, 1]]]])

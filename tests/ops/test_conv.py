@@ -1,7 +1,11 @@
 """Conv2d op: forward against a naive numpy reference, backward by gradcheck, shape rule, errors.
 
-Shapes are odd and non-square on purpose (the swapped height and width broke on a non-square input).
+Shapes are odd and non-square on purpose (the swapped height and width broke a
+non-square input).  Forward tests run on the reference op and on its kernel
+(``implementation``); gradchecks run on the reference, which
+tests/kernels/test_conv_kernel_matches_reference.py holds the kernel to.
 """
+import contextlib
 import itertools
 import time
 
@@ -62,6 +66,19 @@ def conv(x, w, b=None, **kw):
     return apply(Conv2d(**kw), x, w, *([] if b is None else [b]))
 
 
+@pytest.fixture(params=["kernel", "reference"])
+def implementation(request):
+    """Run the test with the kernels on (the default) and with the reference ops only."""
+    with nb.reference_ops() if request.param == "reference" else contextlib.nullcontext():
+        yield request.param
+
+
+def reference_conv(x, w, b=None, **kw):
+    """conv with the reference op, whatever the kernels: what gradcheck checks."""
+    with nb.reference_ops():
+        return conv(x, w, b, **kw)
+
+
 # (input H×W, kernel kh×kw, stride, padding, dilation): odd and non-square throughout
 GEOMETRIES = [
     ((7, 5), (3, 2), 1, 0, 1),
@@ -87,7 +104,7 @@ CASES = [(g, c) for g in GEOMETRIES for c in CHANNELS]
 
 
 @pytest.mark.parametrize("geom,chans", CASES, ids=[config_id(*c) for c in CASES])
-def test_forward_matches_reference(rng, geom, chans):
+def test_forward_matches_reference(rng, geom, chans, implementation):
     (h, w), (kh, kw), stride, padding, dilation = geom
     c_in, c_out, groups = chans
     x, weight, b = t64(rng, 2, c_in, h, w), t64(rng, c_out, c_in // groups, kh, kw), t64(rng, c_out)
@@ -104,12 +121,12 @@ def test_backward_gradcheck(rng, geom, chans):
     c_in, c_out, groups = chans
     x, weight, b = t64(rng, 2, c_in, h, w), t64(rng, c_out, c_in // groups, kh, kw), t64(rng, c_out)
     kw_args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    assert nb.gradcheck(lambda x, w, b: conv(x, w, b, **kw_args), (x, weight, b))
+    assert nb.gradcheck(lambda x, w, b: reference_conv(x, w, b, **kw_args), (x, weight, b))
 
 
 @pytest.mark.parametrize("padding", ["same", "valid"])
 @pytest.mark.parametrize("kernel,dilation", [((3, 2), 1), ((2, 3), (1, 2)), ((3, 3), 2)])
-def test_string_padding(rng, padding, kernel, dilation):
+def test_string_padding(rng, padding, kernel, dilation, implementation):
     x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, *kernel)
     y = conv(x, w, padding=padding, dilation=dilation)
     if padding == "same":
@@ -122,10 +139,11 @@ def test_string_padding(rng, padding, kernel, dilation):
     else:
         expected = conv_ref(x.detach().numpy(), w.detach().numpy(), dilation=dilation)
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
-    assert nb.gradcheck(lambda x, w: conv(x, w, padding=padding, dilation=dilation), (x, w))
+    assert nb.gradcheck(lambda x, w: reference_conv(x, w, padding=padding, dilation=dilation),
+                        (x, w))
 
 
-def test_first_layer_skips_grad_x(rng):
+def test_first_layer_skips_grad_x(rng, implementation):
     """An input that needs no gradient gets none computed (and the weight still does)."""
     x, w = t64(rng, 2, 3, 7, 5, requires_grad=False), t64(rng, 4, 3, 3, 2)
     op = Conv2d(padding=1)
@@ -139,13 +157,13 @@ def test_first_layer_skips_grad_x(rng):
                                              ((4, 3, 1, 1), dict(stride=2))])
 def test_frozen_weight_still_gives_grad_x(rng, w_shape, kw_args):
     x, w = t64(rng, 2, 3, 7, 5), t64(rng, *w_shape, requires_grad=False)
-    assert nb.gradcheck(lambda x: conv(x, w, **kw_args), (x,))
+    assert nb.gradcheck(lambda x: reference_conv(x, w, **kw_args), (x,))
 
 
 @pytest.mark.parametrize("w_shape,kw_args", [((4, 3, 3, 2), dict(padding=1)),
                                              ((6, 1, 3, 3), dict(padding=1, groups=3)),
                                              ((4, 3, 1, 1), dict(stride=2))])
-def test_empty_batch(rng, w_shape, kw_args):
+def test_empty_batch(rng, w_shape, kw_args, implementation):
     x, w, b = t64(rng, 0, 3, 7, 5), t64(rng, *w_shape), t64(rng, w_shape[0])
     y = conv(x, w, b, **kw_args)
     assert y.shape == Conv2d(**kw_args).infer(Spec(x.shape), Spec(w.shape))
@@ -154,45 +172,32 @@ def test_empty_batch(rng, w_shape, kw_args):
 
 
 @pytest.mark.parametrize("groups,c_out", [(1, 5), (3, 3), (3, 6)])
-def test_unbatched_input(rng, groups, c_out):
+def test_unbatched_input(rng, groups, c_out, implementation):
     x, w, b = t64(rng, 3, 7, 5), t64(rng, c_out, 3 // groups, 3, 2), t64(rng, c_out)
     y = conv(x, w, b, padding=1, groups=groups)
     expected = conv_ref(x.detach().numpy()[None], w.detach().numpy(), b.detach().numpy(), padding=1, groups=groups)[0]
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
-    assert nb.gradcheck(lambda x, w, b: conv(x, w, b, padding=1, groups=groups), (x, w, b))
+    assert nb.gradcheck(lambda x, w, b: reference_conv(x, w, b, padding=1, groups=groups),
+                        (x, w, b))
 
 
-@pytest.mark.parametrize("kind", ["im2col", "pointwise", "depthwise"])
+@pytest.mark.parametrize("kind", ["ordinary", "pointwise", "depthwise"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dtype_is_kept(rng, kind, dtype):
-    c_in, groups, kernel = {"im2col": (3, 1, 3), "pointwise": (3, 1, 1),
+def test_dtype_is_kept(rng, kind, dtype, implementation):
+    c_in, groups, kernel = {"ordinary": (3, 1, 3), "pointwise": (3, 1, 1),
                             "depthwise": (8, 8, 3)}[kind]
     x = nb.tensor(rng.standard_normal((2, c_in, 7, 5)).astype(dtype), requires_grad=True)
     w = nb.tensor(rng.standard_normal((8, c_in // groups, kernel, kernel)).astype(dtype),
                   requires_grad=True)
     b = nb.tensor(rng.standard_normal(8).astype(dtype), requires_grad=True)
     y = conv(x, w, b, stride=(1, 2), groups=groups)
-    assert y.grad_fn.path == kind
     y.backward(np.ones(y.shape, dtype=dtype))
     assert y.dtype == x.grad.dtype == w.grad.dtype == b.grad.dtype == dtype
 
 
-@pytest.mark.parametrize("x_shape,w_shape,kw_args,path", [
-    ((2, 3, 7, 5), (4, 3, 1, 1), dict(stride=2), "pointwise"),
-    ((2, 4, 7, 5), (4, 2, 1, 1), dict(groups=2), "pointwise"),
-    ((2, 3, 7, 5), (4, 3, 1, 1), dict(padding=1), "im2col"),      # 1×1 with padding
-    ((2, 4, 7, 5), (4, 1, 3, 2), dict(groups=4), "depthwise"),
-    ((2, 4, 7, 5), (8, 1, 3, 2), dict(groups=4), "im2col"),       # multiplier 2: grouped GEMMs
-    ((2, 1, 7, 5), (4, 1, 3, 2), dict(), "im2col"),               # one input channel
-])
-def test_algorithm_choice(rng, x_shape, w_shape, kw_args, path):
-    """Which of the three ways computes a call (all are checked against the reference)."""
-    y = conv(t64(rng, *x_shape), t64(rng, *w_shape), **kw_args)
-    assert y.grad_fn.path == path
-
-
-def test_depthwise_with_swapped_height_and_width_checked_on_non_square_input(rng):
-    """The swapped height and width: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4 input, both ways."""
+def test_swapped_height_and_width_depthwise_on_non_square_input(rng, implementation):
+    """The swapped height and width: depthwise 3×3, stride 1, padding 1 on a 10×64×8×4
+    input, forward and backward."""
     x, w, b = t64(rng, 10, 64, 8, 4), t64(rng, 64, 1, 3, 3), t64(rng, 64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)
@@ -206,11 +211,12 @@ def test_depthwise_with_swapped_height_and_width_checked_on_non_square_input(rng
     np.testing.assert_allclose(b.grad.numpy(), g.sum(axis=(0, 2, 3)), rtol=1e-12)
     # and numerically, on a slice of the batch and channels (the full one takes minutes)
     xs, ws = t64(rng, 2, 6, 8, 4), t64(rng, 6, 1, 3, 3)
-    assert nb.gradcheck(lambda x, w: conv(x, w, padding=1, groups=6), (xs, ws))
+    assert nb.gradcheck(lambda x, w: reference_conv(x, w, padding=1, groups=6), (xs, ws))
 
 
-def test_xception_block_shapes_forward_and_backward(rng):
-    """The ops of the seed's Xception block on its 10×3×16×8 input: every gradient arrives."""
+def test_swapped_height_and_width_block_forward_and_backward(rng, implementation):
+    """The ops of the Xception block of the swapped height and width, on its 10×3×16×8
+    input: every gradient arrives."""
     from nnbook.ops.pool import MaxPool2d
 
     x = t64(rng, 10, 3, 16, 8, requires_grad=False)
@@ -228,7 +234,7 @@ def test_xception_block_shapes_forward_and_backward(rng):
 
 
 @pytest.mark.parametrize("multiplier", [1, 2, 3])
-def test_depthwise_matches_grouped_reference_backward(rng, multiplier):
+def test_depthwise_matches_grouped_reference_backward(rng, multiplier, implementation):
     """Depth multipliers: output channel c·m + k sees input channel c."""
     x, w = t64(rng, 2, 3, 9, 4), t64(rng, 3 * multiplier, 1, 3, 2)
     y = conv(x, w, stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=3)
@@ -240,7 +246,7 @@ def test_depthwise_matches_grouped_reference_backward(rng, multiplier):
     np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
 
 
-def test_stride_larger_than_kernel_leaves_unused_pixels_zero(rng):
+def test_stride_larger_than_kernel_leaves_unused_pixels_zero(rng, implementation):
     x, w = t64(rng, 1, 2, 7, 5), t64(rng, 3, 2, 2, 1)
     y = conv(x, w, stride=3)
     y.sum().backward()
@@ -268,7 +274,7 @@ def random_config(rng):
     return shape, (c_out, c_in // groups) + kernel, kw_args
 
 
-def test_shape_rule_agrees_with_forward():
+def test_shape_rule_agrees_with_forward(implementation):
     rng = np.random.default_rng(11)
     checked = 0
     for _ in range(300):
@@ -343,7 +349,6 @@ def test_error_groups_must_divide(x_shape, w_shape, groups, match):
     (dict(dilation=(1, 0)), r"dilation must be at least 1, got dilation=\(1, 0\)"),
     (dict(padding=(-1, 0)), r"padding must be at least 0"),
     (dict(groups=0), r"groups must be at least 1"),
-    (dict(padding="same", stride=2), r"padding='same' needs stride 1"),
 ])
 def test_error_bad_hyperparameters(kw_args, match):
     fails(match, (1, 3, 7, 5), (4, 3, 3, 2), **kw_args)
@@ -387,6 +392,7 @@ def test_error_dtypes():
     (dict(padding="full"), r"padding must be an int, a pair, 'same' or 'valid'"),
     (dict(groups=2.0), r"groups must be an int"),
     (dict(dilation=True), r"dilation must be an int or a pair"),
+    (dict(padding="same", stride=2), r"padding='same' needs stride 1: with a larger stride"),
 ])
 def test_error_bad_argument_types(kw_args, match):
     with pytest.raises(InputError, match=match):
@@ -398,3 +404,41 @@ def test_bad_input_never_reaches_numpy():
     x, w = nb.tensor(np.ones((2, 5, 7, 5))), nb.tensor(np.ones((4, 3, 3, 3)))
     with pytest.raises(ShapeError, match="expects input with 3 channels, got 5"):
         conv(x, w)
+
+
+# ---------------------------------------------------------------------------
+# One place for 'same': the op, F.conv2d and the layer agree
+# ---------------------------------------------------------------------------
+
+def test_infer_and_formula_store_nothing():
+    """The shape rule is a pure function of its inputs: nothing is left on the op."""
+    for op, w_shape in ((Conv2d(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=3),
+                         (9, 2, 3, 2)),
+                        (Conv2d(padding="same", dilation=(2, 1)), (9, 6, 3, 2))):
+        before = dict(vars(op))
+        op.infer(Spec((2, 6, 7, 5)), Spec(w_shape), Spec((9,)))
+        op.formula(Spec((6, 7, 5)), Spec(w_shape))
+        assert vars(op) == before
+
+
+def test_same_padding_is_resolved_in_one_place(rng):
+    from nnbook import nn
+    from nnbook.nn import functional as F
+
+    x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, 2, 3)    # totals 1 and 2: pads (0, 1), (1, 1)
+    expected = F.conv2d(F.pad(x, (1, 1, 0, 1)), w)
+    np.testing.assert_allclose(F.conv2d(x, w, padding="same").detach().numpy(),
+                               expected.detach().numpy(), rtol=1e-12, atol=1e-12)
+    layer = nn.Conv2d(3, 4, (2, 3), padding="same", bias=False, dtype=np.float64)
+    layer.weight.data.copy_(w.detach())
+    np.testing.assert_allclose(layer(x).detach().numpy(), expected.detach().numpy(),
+                               rtol=1e-12, atol=1e-12)
+    messages = []
+    for make in (lambda: F.conv2d(x, w, stride=2, padding="same"),
+                 lambda: nn.Conv2d(3, 4, 3, stride=2, padding="same"),
+                 lambda: Conv2d(stride=2, padding="same")):
+        with pytest.raises(InputError) as info:
+            make()
+        messages.append(str(info.value).split(": ", 1)[1].split("\n")[0])
+    assert messages[0] == messages[1] == messages[2]
+    assert messages[0].startswith("padding='same' needs stride 1")

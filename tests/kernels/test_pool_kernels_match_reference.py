@@ -1,0 +1,129 @@
+"""The pooling kernels (nnbook/kernels/pool.py) compute what the reference ops compute.
+
+Fuzzed, seeded configurations: odd and non-square sizes, kernel sizes, strides,
+paddings, dilations, ceil_mode, count_include_pad and divisor_override, unbatched
+inputs and empty batches, float32 and float64.  Max pooling is also run on small
+integers (many ties: the first maximum must get the gradient) and with NaNs.
+"""
+import collections
+
+import numpy as np
+import pytest
+from kernel_check import kernel_matches_reference
+
+from nnbook.errors import ShapeError
+from nnbook.kernels.pool import (AdaptiveAvgPool2dKernel, AvgPool2dKernel, MaxPool2dKernel,
+                                 max_pool_path)
+from nnbook.ops import Spec
+from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+
+
+def random_window(rng):
+    """kernel_size, stride, padding and ceil_mode of one fuzzed pool."""
+    r = lambda low, high: int(rng.integers(low, high + 1))  # noqa: E731
+    kernel = r(1, 4) if rng.random() < 0.4 else (r(1, 4), r(1, 3))
+    k = (kernel, kernel) if isinstance(kernel, int) else kernel
+    stride = [None, r(1, 3), (r(1, 3), r(1, 2))][r(0, 2)]
+    padding = [0, min(k) // 2, (k[0] // 2, 0)][r(0, 2)]
+    return kernel, stride, padding, bool(rng.random() < 0.4)
+
+
+def random_input(rng, dtype, ties=False, nans=False):
+    r = lambda low, high: int(rng.integers(low, high + 1))  # noqa: E731
+    batch = [(), (0,), (1,), (2,), (3,)][r(0, 4)]  # () is an unbatched (C, H, W) input
+    if rng.random() < 0.3:  # many channels, narrow images
+        shape = batch + (r(6, 13), r(1, 9), r(1, 5))
+    else:
+        shape = batch + (r(1, 3), r(1, 11), r(1, 11))
+    x = rng.integers(0, 3, shape) if ties else rng.standard_normal(shape)
+    x = x.astype(dtype)
+    if nans and x.size:
+        x.flat[rng.integers(0, x.size, size=max(1, x.size // 20))] = np.nan
+    return x
+
+
+def fitting(make_op, rng, dtype, **kinds):
+    """An op and an input it accepts (drawn again until the window fits)."""
+    while True:
+        op_args, x = make_op(rng), random_input(rng, dtype, **kinds)
+        try:
+            op_args[0]().infer(Spec(x.shape))
+        except ShapeError:
+            continue
+        return op_args, x
+
+
+def max_pool(rng):
+    kernel, stride, padding, ceil_mode = random_window(rng)
+    dilation = 1 if rng.random() < 0.6 else (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+    args = (kernel, stride, padding, dilation, ceil_mode)
+    return (lambda: MaxPool2d(*args)), args
+
+
+def avg_pool(rng):
+    kernel, stride, padding, ceil_mode = random_window(rng)
+    override = None if rng.random() < 0.7 else int(rng.integers(1, 5))
+    args = (kernel, stride, padding, ceil_mode, bool(rng.random() < 0.5), override)
+    return (lambda: AvgPool2d(*args)), args
+
+
+SEEDS = range(80)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_max_pool_kernel_matches_reference(seed, dtype):
+    rng = np.random.default_rng(seed)
+    kinds = [{}, {"ties": True}, {"nans": True}][seed % 3]
+    (make, _), x = fitting(max_pool, rng, dtype, **kinds)
+    assert kernel_matches_reference(make, [x], [True], seed) is MaxPool2dKernel
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_avg_pool_kernel_matches_reference(seed, dtype):
+    rng = np.random.default_rng(seed)
+    (make, _), x = fitting(avg_pool, rng, dtype)
+    assert kernel_matches_reference(make, [x], [True], seed) is AvgPool2dKernel
+
+
+def test_the_fuzzed_configurations_reach_every_case():
+    seen = collections.Counter()
+    for seed in SEEDS:
+        rng = np.random.default_rng(seed)
+        (make, args), x = fitting(max_pool, rng, np.float64)
+        seen[max_pool_path(make(), (1,) * (4 - x.ndim) + x.shape)] += 1
+        seen["ceil_mode"] += args[4]
+        seen["dilated"] += args[3] != 1
+        seen["unbatched"] += x.ndim == 3
+        seen["empty batch"] += x.ndim == 4 and x.shape[0] == 0
+        rng = np.random.default_rng(seed)
+        (make, args), x = fitting(avg_pool, rng, np.float64)
+        seen["no pad counted"] += not args[4] and args[2] != 0
+        seen["divisor_override"] += args[5] is not None
+    for case in ("tiled", "planes", "channels last", "ceil_mode", "dilated", "unbatched",
+                 "empty batch", "no pad counted", "divisor_override"):
+        assert seen[case] >= 4, (case, seen)
+
+
+@pytest.mark.parametrize("shape,kernel", [((2, 3, 8, 6), 2), ((2, 3, 7, 5), 2),
+                                          ((1, 2, 9, 8), (3, 2)), ((3, 7, 5), (2, 1))])
+def test_tiling_max_pool_matches_reference_with_ties(shape, kernel):
+    """Windows that tile the input take the kernel's strided-view path."""
+    rng = np.random.default_rng(11)
+    data = rng.integers(0, 3, size=shape).astype(np.float64)  # many ties
+    assert max_pool_path(MaxPool2d(kernel), (1,) * (4 - len(shape)) + shape) == "tiled"
+    kernel_matches_reference(lambda: MaxPool2d(kernel), [data], [True])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,output_size", [
+    ((2, 3, 7, 5), 1), ((2, 3, 9, 4), (3, 2)), ((3, 8, 6), (None, 2)), ((0, 3, 4, 4), 2),
+    ((2, 3, 7, 5), (3, 2)), ((2, 3, 5, 11), (4, None)), ((10, 512, 4, 2), 1)])
+def test_adaptive_avg_pool_kernel_matches_reference(shape, output_size, dtype):
+    """Output sizes that divide the input's take the kernel's reshape-and-mean path; the
+    others (7 → 3, 5 → 4) its fallback to the reference."""
+    x = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    make = lambda: AdaptiveAvgPool2d(output_size)  # noqa: E731
+    kernel = kernel_matches_reference(make, [x], [True])
+    assert kernel is AdaptiveAvgPool2dKernel
