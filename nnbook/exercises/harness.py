@@ -262,6 +262,11 @@ def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=T
         return sum(float(np.sum(o._array.astype(np.float64) * d)) for o, d in zip(outs, douts))
 
     numericals = [numerical_vjp(loss, leaf.tensor._array, EPS) for leaf in leaves]
+    _judge_gradients(checks, leaves, grads, doubled, numericals, douts, grad_name)
+
+
+def _judge_gradients(checks, leaves, grads, doubled, numericals, douts, grad_name):
+    """One line per leaf: its gradient against the numerical one, and what a mismatch means."""
     swapped = _swapped_pairs(leaves, grads, numericals)
     for leaf, grad, grad2, numerical in zip(leaves, grads, doubled, numericals):
         x = leaf.tensor._array

@@ -73,6 +73,12 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
         ax.set_title(title, fontsize=FONT + 1, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
+    _draw_legend(ax, flow, bars, kinds)
+    return bars
+
+
+def _draw_legend(ax, flow, bars, kinds) -> None:
+    """The zones' colours; or, with kinds, the kinds drawn and how a bar in a zone looks."""
     if kinds is None:
         handles = [Patch(color=ZONE_COLORS[z], label=z) for z in
                    ("healthy", "vanishing", "exploding")]
@@ -88,7 +94,6 @@ def draw_gradient_bars(ax, stats, stat: str = "norm", log: bool = True,
                 bar.set_linewidth(1.5)
     ax.legend(handles=handles, loc="lower right", fontsize=SMALL, ncol=len(handles),
               frameon=False, bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
-    return bars
 
 
 def _bar_colour(bar, kinds):

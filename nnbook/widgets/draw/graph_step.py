@@ -93,14 +93,7 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
         texts += draw_graph_legend(fig, left)
     total = len(trace.steps)
     if current >= total:
-        put(f"backward finished ({total} steps)", size=PANEL_FONT + 2, weight="bold",
-            mono=False)
-        put(["gradients that reached the leaves", "(what backward() adds to .grad)"],
-            color=GRADIENT_COLOR, mono=False)
-        width = max((len(name) for name, _, _ in trace.leaf_grads), default=4)
-        put([f"{name:<{width}} grad {signed_text(np.asarray(g).reshape(-1)[0])}" if signed else
-             f"{name:<{width}} {compact_shape(shape):<11} ‖g‖ {value_summary(g).norm:.3g}"
-             for name, shape, g in trace.leaf_grads], color=GRADIENT_COLOR)
+        _finished_panel(put, trace, signed)
         return texts
     view = step_view(trace, current)
     put(f"backward step {current + 1} of {total}", size=PANEL_FONT + 2, weight="bold",
@@ -132,6 +125,18 @@ def draw_step_panel(fig, trace, current: int, left: float = 0.6, top: float = 0.
          f"  def bprop(self, {', '.join(names)}, out, dout):",
          f"      return {', '.join('grad_' + n for n in names)}"], color="#424242")
     return texts
+
+
+def _finished_panel(put, trace, signed):
+    """After the last step: the gradients that reached the leaves."""
+    total = len(trace.steps)
+    put(f"backward finished ({total} steps)", size=PANEL_FONT + 2, weight="bold", mono=False)
+    put(["gradients that reached the leaves", "(what backward() adds to .grad)"],
+        color=GRADIENT_COLOR, mono=False)
+    width = max((len(name) for name, _, _ in trace.leaf_grads), default=4)
+    put([f"{name:<{width}} grad {signed_text(np.asarray(g).reshape(-1)[0])}" if signed else
+         f"{name:<{width}} {compact_shape(shape):<11} ‖g‖ {value_summary(g).norm:.3g}"
+         for name, shape, g in trace.leaf_grads], color=GRADIENT_COLOR)
 
 
 def _signed_panel(put, view, width, current):
