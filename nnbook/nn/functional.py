@@ -48,6 +48,7 @@ from .functional_norms import embedding, group_norm, layer_norm, one_hot
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
     "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
+    "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus", "one_hot",
 ]
@@ -201,6 +202,23 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
               hint="use return_indices=False; the backward already routes each gradient "
               "to the window's maximum.")
     return apply(AdaptiveMaxPool2d(output_size), input)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize a signal or an image (modes 'nearest', 'linear', 'bilinear'; ops/interpolate)."""
+    from ..ops.interpolate import Interpolate
+
+    input = _tensor("interpolate", "input", input)
+    if recompute_scale_factor or antialias:
+        _fail("interpolate", "recompute_scale_factor=True and antialias=True are not "
+              "supported by nnbook.", hint="leave them out (their defaults).")
+    return apply(Interpolate(size, scale_factor, mode, align_corners), input)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """The old name of interpolate (deprecated in PyTorch too)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

@@ -17,7 +17,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .pooling import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       GlobalAvgPool2d, MaxPool1d, MaxPool2d)
-from .shape import Flatten, Reshape, Unflatten
+from .shape import (Flatten, Reshape, Unflatten, Upsample, UpsamplingBilinear2d,
+                    UpsamplingNearest2d)
 from .sparse import Embedding
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
@@ -29,7 +30,7 @@ __all__ = [
     "Identity", "Linear", "LazyLinear", "Bilinear", "Conv1d", "Conv2d", "LazyConv2d",
     "ConvTranspose2d", "DepthwiseConv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
     "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GlobalAvgPool2d", "Flatten", "Unflatten",
-    "Reshape",
+    "Reshape", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "Embedding",
     # normalisation and dropout
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "Dropout", "Dropout1d",

@@ -1,10 +1,12 @@
-"""Layers that only change the shape: Flatten and Reshape (per sample, batch kept)."""
+"""Layers that only change the shape: Flatten and Reshape (per sample, batch kept), and
+Upsample, which resizes images."""
 from __future__ import annotations
 
 import math
 import numbers
 
 from ...errors import InputError, ShapeError, fmt_shape, message
+from .. import functional as F
 from ..module import Module
 
 
@@ -90,3 +92,38 @@ class Unflatten(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Upsample(Module):
+    """Resize the image (or signal) it is given: F.interpolate with fixed arguments."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest",
+                 align_corners=None, recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        if isinstance(scale_factor, (tuple, list)):
+            self.scale_factor = tuple(float(s) for s in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        info = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                else f"size={self.size!r}")
+        return f"{info}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
