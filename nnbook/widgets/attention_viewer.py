@@ -1,0 +1,359 @@
+"""AttentionViewer: what each query token attends to, per layer and head.
+
+    viewer = AttentionViewer(model, tokens, x)        # runs model(x) once, without grad
+    viewer                                            # layer and head menus, a query slider
+
+    with nb.inspect.record_attention(model) as rec:   # or a record you made yourself
+        model(x)
+    AttentionViewer(rec, tokens)
+
+    for step in range(50):                            # following training
+        ...; optimizer.step()
+        viewer.update(model)                          # reruns on the same x, one call per step
+
+Heatmaps come from :func:`nnbook.inspect.record_attention` (weights before dropout,
+(N, heads, L, S) per attention call).  Rows are queries, columns keys; the query on the
+slider is framed and its strongest keys are named.  Every recorded step is kept (up to
+``keep``); a step slider goes back over them.
+"""
+from __future__ import annotations
+
+import html
+import time
+
+import ipywidgets as widgets
+
+from ..errors import InputError, ShapeError, message
+from ..inspect.attention import AttentionRecord, record_attention
+from ._base import NnbookWidget
+from .draw.attention import draw_attention_head, head_grid, top_keys
+from .gradient_flow import _flush_after_cell
+from .palette import FORWARD_COLOR, LAYER_COLOR, MUTED_COLOR
+
+WHERE = "AttentionViewer"
+
+
+class AttentionViewer(NnbookWidget):
+    """Attention weights as heatmaps with token labels: a layer menu, a head menu, a query slider.
+
+    ``source``: an AttentionRecord (from ``nb.inspect.record_attention``), or a model to run
+    on ``x`` (then ``x`` is required and kept for :meth:`update`).  ``tokens`` label the
+    queries; ``key_tokens`` the keys when they differ (cross-attention; default ``tokens``).
+    """
+
+    figsize = (15.0, 6.0)
+
+    def __init__(self, source, tokens, x=None, key_tokens=None, layer: int = 0,
+                 head="all", query: int = 0, sample: int = 0, keep: int = 500,
+                 redraw_interval: float = 0.25):
+        super().__init__()
+        self.model, self.x = None, x
+        self.tokens = _token_list(tokens, "tokens")
+        self.key_tokens = _token_list(key_tokens, "key_tokens") if key_tokens is not None \
+            else None
+        self.keep, self.redraw_interval = int(keep), redraw_interval
+        self.steps: list = []     # (step number, maps)
+        self._last_draw, self._stale, self._quiet = 0.0, False, False
+        maps = self._maps_of(source, x)
+        self.steps.append((0, maps))
+
+        self.layer_dropdown = widgets.Dropdown(options=self._layer_options(maps), value=0,
+                                               description="layer")
+        self.head_dropdown = widgets.Dropdown(description="head")
+        self.query_slider = widgets.IntSlider(min=0, max=len(self.tokens) - 1,
+                                              description="query", readout=False)
+        self.query_label = widgets.Label()
+        self.sample_slider = widgets.IntSlider(min=0, description="sample")
+        self.step_slider = widgets.IntSlider(value=0, min=0, max=0, description="step",
+                                             disabled=True)
+        self.play = widgets.Play(value=0, min=0, max=0, interval=400, description="play")
+        widgets.link((self.play, "value"), (self.step_slider, "value"))
+        widgets.link((self.play, "max"), (self.step_slider, "max"))
+        self._quiet = True
+        try:
+            self._set_layer(layer)
+            self._set_head(head)
+            self._set_query(query)
+            self._set_sample(sample)
+        finally:
+            self._quiet = False
+        for control in (self.layer_dropdown, self.head_dropdown, self.query_slider,
+                        self.sample_slider, self.step_slider):
+            control.observe(self._changed, names="value")
+        self._setup([widgets.HBox([self.layer_dropdown, self.head_dropdown, self.sample_slider]),
+                     widgets.HBox([self.query_slider, self.query_label]),
+                     widgets.HBox([self.play, self.step_slider])])
+
+    # -- inputs ----------------------------------------------------------------------------
+    def _maps_of(self, source, x) -> tuple:
+        """The maps of a record, or of one run of a model on x; checked against the tokens."""
+        if isinstance(source, AttentionRecord):
+            record = source
+        elif hasattr(source, "named_modules") and callable(source):
+            if x is None:
+                raise InputError(message(
+                    f"needs the input x to run {type(source).__name__} on.", where=WHERE,
+                    line=None, hint="AttentionViewer(model, tokens, x), or pass a record: "
+                    "with nb.inspect.record_attention(model) as rec: model(x)"))
+            from .. import context
+            with context.no_grad(), record_attention(source) as record:
+                source(x)
+            self.model, self.x = source, x
+        else:
+            raise InputError(message(
+                f"expects an AttentionRecord or a model, got {type(source).__name__}.",
+                where=WHERE, line=None,
+                hint="with nb.inspect.record_attention(model) as rec: model(x); then "
+                "AttentionViewer(rec, tokens)."))
+        if not record.maps:
+            raise InputError(message(
+                "the record holds no attention weights: no nn.MultiheadAttention ran.",
+                where=WHERE, line=None,
+                hint="run the model inside the with block (model(x) under "
+                "nb.inspect.record_attention(model)), on a model with an attention layer."))
+        for m in record.maps:
+            n, heads, length, keys = m.shape
+            expected_keys = self.key_tokens if self.key_tokens is not None else self.tokens
+            if length != len(self.tokens) or keys != len(expected_keys):
+                what = (f"{len(self.tokens)} tokens" if self.key_tokens is None else
+                        f"{len(self.tokens)} query and {len(self.key_tokens)} key tokens")
+                raise ShapeError(message(
+                    f"{m.path or '(model)'} call {m.call} attends from {length} queries to "
+                    f"{keys} keys, but got {what}.", where=WHERE, line=None,
+                    values=f"weights (N, heads, L, S) = {m.shape}",
+                    hint="give one label per position: tokens for the L queries, and "
+                    "key_tokens for the S keys when they differ (cross-attention)."))
+        return tuple(record.maps)
+
+    @staticmethod
+    def _layer_options(maps) -> list:
+        counts: dict = {}
+        for m in maps:
+            counts[m.path] = counts.get(m.path, 0) + 1
+        return [(f"{m.path or '(model)'}" + (f" (call {m.call})" if counts[m.path] > 1 else ""),
+                 i) for i, m in enumerate(maps)]
+
+    def _set_layer(self, layer) -> None:
+        maps = self.steps[-1][1]
+        if isinstance(layer, str):
+            names = [name for name, _ in self._layer_options(maps)]
+            if layer not in names:
+                raise InputError(message(
+                    f"no attention layer {layer!r}.", where=WHERE, line=None,
+                    hint=f"one of: {', '.join(names)} (or its index, 0 to {len(names) - 1})."))
+            layer = names.index(layer)
+        if not isinstance(layer, int) or not 0 <= layer < len(maps):
+            raise InputError(message(
+                f"layer must be an index from 0 to {len(maps) - 1}, got {layer!r}.",
+                where=WHERE, line=None, hint="layer=0 is the first attention call."))
+        self.layer_dropdown.value = layer
+        self._update_heads()
+
+    def _update_heads(self) -> None:
+        heads = self.current_map.shape[1]
+        options = [("all heads", "all")] + [(f"head {h}", h) for h in range(heads)]
+        value = self.head_dropdown.value
+        self.head_dropdown.options = options
+        self.head_dropdown.value = value if value in [v for _, v in options] else "all"
+        self.sample_slider.max = self.current_map.shape[0] - 1
+        self.sample_slider.disabled = self.sample_slider.max == 0
+
+    def _set_head(self, head) -> None:
+        heads = self.current_map.shape[1]
+        if head != "all" and (not isinstance(head, int) or not 0 <= head < heads):
+            raise InputError(message(
+                f"head must be 'all' or an index from 0 to {heads - 1}, got {head!r}.",
+                where=WHERE, line=None, hint="head='all' shows one panel per head."))
+        self.head_dropdown.value = head
+
+    def _set_query(self, query) -> None:
+        if not isinstance(query, int) or not 0 <= query < len(self.tokens):
+            raise InputError(message(
+                f"query must be a token index from 0 to {len(self.tokens) - 1}, got "
+                f"{query!r}.", where=WHERE, line=None, hint="query=0 is the first token."))
+        self.query_slider.value = query
+        self._update_query_label()
+
+    def _set_sample(self, sample) -> None:
+        n = self.current_map.shape[0]
+        if not isinstance(sample, int) or not 0 <= sample < n:
+            raise InputError(message(
+                f"sample must be an index into the batch, 0 to {n - 1}, got {sample!r}.",
+                where=WHERE, line=None, hint="sample=0 is the first sequence of the batch; "
+                "the tokens label that one."))
+        self.sample_slider.value = sample
+
+    def _update_query_label(self) -> None:
+        q = self.query_slider.value
+        self.query_label.value = f"{q}: {self.tokens[q]!r}"
+
+    # -- following training -------------------------------------------------------------------
+    def update(self, source=None, step: int | None = None):
+        """Record the attention now and show it: a model reruns on the kept x (no grad),
+        a record is taken as it is.  Call once per training step; drawing is throttled to
+        every ``redraw_interval`` seconds (the newest step is drawn when the cell ends)."""
+        if source is None:
+            if self.model is None:
+                raise InputError(message(
+                    "update() without arguments needs the model the viewer was made with.",
+                    where=f"{WHERE}.update", line=None,
+                    hint="pass a new record: viewer.update(rec), or the model and x: "
+                    "viewer.update(model) after AttentionViewer(model, tokens, x)."))
+            source = self.model
+        maps = self._maps_of(source, self.x)
+        old = self.steps[-1][1]
+        if [(m.path, m.call, m.shape[1]) for m in maps] != \
+                [(m.path, m.call, m.shape[1]) for m in old]:
+            raise InputError(message(
+                "the new record has other attention layers or heads than the first.",
+                where=f"{WHERE}.update", line=None,
+                values=f"before: {[m.path for m in old]}, now: {[m.path for m in maps]}",
+                hint="update() follows one model through training; make a new "
+                "AttentionViewer for another model."))
+        number = step if step is not None else self.steps[-1][0] + 1
+        self.steps.append((number, maps))
+        if len(self.steps) > self.keep:
+            del self.steps[1:len(self.steps) - self.keep + 1]   # keep the first and the newest
+        newest = len(self.steps) - 1
+        self._quiet = True
+        try:
+            self.step_slider.disabled = False
+            self.step_slider.max = newest
+            self.step_slider.value = newest
+        finally:
+            self._quiet = False
+        if time.monotonic() - self._last_draw >= self.redraw_interval:
+            self.redraw()
+        else:
+            self._stale = True
+            _flush_after_cell(self)
+        return maps
+
+    def _changed(self, change) -> None:
+        if change["owner"] is self.layer_dropdown:
+            self._quiet, quiet = True, self._quiet
+            try:
+                self._update_heads()
+            finally:
+                self._quiet = quiet
+        if change["owner"] is self.query_slider:
+            self._update_query_label()
+        if not self._quiet:
+            self.redraw()
+
+    def redraw(self) -> None:
+        self._stale = False
+        super().redraw()
+        self._last_draw = time.monotonic()
+
+    def flush(self) -> None:
+        """Draw now if update() skipped a redraw."""
+        if self._stale:
+            self.redraw()
+
+    def png(self) -> bytes:
+        self.flush()
+        return super().png()
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        self.flush()
+        return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+
+    # -- what is shown ----------------------------------------------------------------------------
+    @property
+    def keys(self) -> list:
+        return self.key_tokens if self.key_tokens is not None else self.tokens
+
+    @property
+    def current_step(self) -> int:
+        return self.steps[min(self.step_slider.value, len(self.steps) - 1)][0]
+
+    @property
+    def current_map(self):
+        i = min(self.step_slider.value, len(self.steps) - 1)
+        return self.steps[i][1][self.layer_dropdown.value]
+
+    @property
+    def heads(self) -> list:
+        """The head indices shown now."""
+        head = self.head_dropdown.value
+        return list(range(self.current_map.shape[1])) if head == "all" else [head]
+
+    def weights(self, head: int):
+        """The (L, S) weights of one head, for the sample shown."""
+        return self.current_map.head(self.sample_slider.value, head)
+
+    def top(self, head: int, k: int = 3) -> list:
+        """[(key index, key token, weight), ...]: where the query on the slider looks most."""
+        return top_keys(self.weights(head)[self.query_slider.value], self.keys, k)
+
+    def _layer_name(self) -> str:
+        return dict((v, k) for k, v in self.layer_dropdown.options)[self.layer_dropdown.value]
+
+    def _title(self) -> str:
+        m = self.current_map
+        text = f"{self._layer_name()}, {m.shape[1]} heads"
+        if m.shape[0] > 1:
+            text += f", sample {self.sample_slider.value} of {m.shape[0]}"
+        if len(self.steps) > 1:
+            text += f", step {self.current_step} ({self.step_slider.value + 1} of " \
+                    f"{len(self.steps)} recorded)"
+        return text
+
+    def draw(self, fig) -> None:
+        heads = self.heads
+        rows, columns = head_grid(len(heads))
+        length, source = self.current_map.shape[2:]
+        # tall enough for the token labels; never narrower than 15 inches (1200 px)
+        cell = max(0.32, min(0.6, 4.2 / max(length, 1)))
+        fig.set_size_inches(15.0, max(4.5, rows * (length * cell + 1.9) + 1.0))
+        q = self.query_slider.value
+        image = None
+        for k, head in enumerate(heads):
+            ax = fig.add_subplot(rows, columns + 1, k // columns * (columns + 1) + k % columns + 1)
+            names = ", ".join(f"{tok} {w:.2f}" for _, tok, w in self.top(head, 2))
+            image = draw_attention_head(ax, self.weights(head), self.tokens, self.keys, q,
+                                        title=f"head {head}: {names}")
+        bar_ax = fig.add_subplot(rows, columns + 1, columns + 1)
+        bar_ax.set_axis_off()
+        bar = fig.colorbar(image, ax=bar_ax, fraction=0.5, aspect=12)
+        bar.set_label("attention weight (each row sums to 1)", fontsize=12)
+        bar.ax.tick_params(labelsize=12)
+        fig.suptitle(f"{self._title()}   ·   orange frame: query {q} {self.tokens[q]!r}",
+                     fontsize=14, x=0.02, ha="left")
+        fig.subplots_adjust(left=0.08, right=0.97, top=1 - 0.9 / fig.get_figheight(),
+                            bottom=0.9 / fig.get_figheight() + 0.08, wspace=0.45,
+                            hspace=0.75)
+
+    def describe(self) -> str:
+        q = self.query_slider.value
+        lines = [f"AttentionViewer: {self._title()}; query {q} {self.tokens[q]!r} attends to"]
+        for head in self.heads:
+            top = ", ".join(f"{tok!r} {w:.2f}" for _, tok, w in self.top(head))
+            lines.append(f"  head {head}: {top}")
+        return "\n".join(lines)
+
+    def caption_html(self) -> str:
+        q = self.query_slider.value
+        esc = html.escape
+        rows = "".join(
+            f"<div>head {head}: "
+            + ", ".join(f"<b>{esc(tok)}</b> {w:.2f}" for _, tok, w in self.top(head))
+            + "</div>" for head in self.heads)
+        return ('<div style="font-size:15px;line-height:1.5;">'
+                f"<div><b>{esc(self._title())}</b></div>"
+                f'<div>query <b style="color:{LAYER_COLOR};">{q} {esc(self.tokens[q])!s}'
+                f"</b> (orange frame) attends most to:</div>{rows}"
+                f'<div style="color:{MUTED_COLOR};">rows: queries, columns: keys; '
+                f'<span style="color:{FORWARD_COLOR};">darker blue</span> = more weight, '
+                "each row sums to 1</div></div>")
+
+
+def _token_list(tokens, name: str) -> list:
+    if isinstance(tokens, str) or not hasattr(tokens, "__len__") or not len(tokens):
+        raise InputError(message(
+            f"{name} must be a non-empty list of labels, one per position, got "
+            f"{type(tokens).__name__}" + (f" {tokens!r}" if isinstance(tokens, str) else "")
+            + ".", where=WHERE, line=None,
+            hint="e.g. tokens=['the', 'cat', 'sat'] (a sentence: sentence.split())."))
+    return [str(t) for t in tokens]
