@@ -261,7 +261,7 @@ class AttentionViewer(NnbookWidget):
 
     # -- what is shown ----------------------------------------------------------------------------
     @property
-    def keys(self) -> list:
+    def key_labels(self) -> list:
         return self.key_tokens if self.key_tokens is not None else self.tokens
 
     @property
@@ -285,7 +285,7 @@ class AttentionViewer(NnbookWidget):
 
     def top(self, head: int, k: int = 3) -> list:
         """[(key index, key token, weight), ...]: where the query on the slider looks most."""
-        return top_keys(self.weights(head)[self.query_slider.value], self.keys, k)
+        return top_keys(self.weights(head)[self.query_slider.value], self.key_labels, k)
 
     def _layer_name(self) -> str:
         return dict((v, k) for k, v in self.layer_dropdown.options)[self.layer_dropdown.value]
@@ -302,34 +302,49 @@ class AttentionViewer(NnbookWidget):
 
     def draw(self, fig) -> None:
         heads = self.heads
-        rows, columns = head_grid(len(heads))
         length, source = self.current_map.shape[2:]
-        # tall enough for the token labels; never narrower than 15 inches (1200 px)
-        cell = max(0.32, min(0.6, 4.2 / max(length, 1)))
-        fig.set_size_inches(15.0, max(4.5, rows * (length * cell + 1.9) + 1.0))
+        # in inches: 15 wide (1200 px); as many panels side by side (at most 4) as leave
+        # each key 0.45 in (12-pt labels), rows as tall as the query labels need
+        width, bar_w, gap = 15.0, 1.4, 0.55
+        label_w = 0.55 + 0.1 * max(len(t) for t in self.tokens)
+        need = max(2.2, 0.45 * source)
+        columns = head_grid(len(heads))[1]
+        while columns > 1 and (width - 0.3 - bar_w) / columns - gap - label_w < need:
+            columns -= 1
+        rows = (len(heads) + columns - 1) // columns
+        share = (width - 0.3 - bar_w) / columns - gap
+        panel_w = min(share - label_w, max(2.2, 0.55 * source))
+        panel_h = max(2.0, 0.26 * length, min(panel_w, 0.42 * length))
+        key_room = 0.25 + 0.1 * max(len(t) for t in self.key_labels)  # rotated key labels
+        row_h = panel_h + key_room + 0.9
+        height = max(4.6, rows * row_h + 0.7)
+        fig.set_size_inches(width, height)
         q = self.query_slider.value
+        annotate = panel_w / source >= 0.5     # room for '0.17' in 12 pt in each cell
         image = None
         for k, head in enumerate(heads):
-            ax = fig.add_subplot(rows, columns + 1, k // columns * (columns + 1) + k % columns + 1)
+            r, c = divmod(k, columns)
+            left = 0.3 + c * (share + gap) + label_w
+            bottom = height - 0.7 - (r + 1) * row_h + key_room + 0.45
+            ax = fig.add_axes((left / width, bottom / height, panel_w / width,
+                               panel_h / height))
             names = ", ".join(f"{tok} {w:.2f}" for _, tok, w in self.top(head, 2))
-            image = draw_attention_head(ax, self.weights(head), self.tokens, self.keys, q,
-                                        title=f"head {head}: {names}")
-        bar_ax = fig.add_subplot(rows, columns + 1, columns + 1)
-        bar_ax.set_axis_off()
-        bar = fig.colorbar(image, ax=bar_ax, fraction=0.5, aspect=12)
-        bar.set_label("attention weight (each row sums to 1)", fontsize=12)
+            image = draw_attention_head(ax, self.weights(head), self.tokens, self.key_labels,
+                                        q, title=f"head {head}: {names}", annotate=annotate)
+        bar_ax = fig.add_axes(((width - bar_w + 0.1) / width, 0.5 - 1.6 / height,
+                               0.22 / width, 3.2 / height))
+        bar = fig.colorbar(image, cax=bar_ax)
+        bar.set_label("attention weight\n(each row sums to 1)", fontsize=12)
         bar.ax.tick_params(labelsize=12)
-        fig.suptitle(f"{self._title()}   ·   orange frame: query {q} {self.tokens[q]!r}",
-                     fontsize=14, x=0.02, ha="left")
-        fig.subplots_adjust(left=0.08, right=0.97, top=1 - 0.9 / fig.get_figheight(),
-                            bottom=0.9 / fig.get_figheight() + 0.08, wspace=0.45,
-                            hspace=0.75)
+        fig.text(0.3 / width, 1 - 0.2 / height,
+                 f"{self._title()}   ·   orange frame: query {q} {self.tokens[q]!r}",
+                 fontsize=14, ha="left", va="top")
 
     def describe(self) -> str:
         q = self.query_slider.value
         lines = [f"AttentionViewer: {self._title()}; query {q} {self.tokens[q]!r} attends to"]
         for head in self.heads:
-            top = ", ".join(f"{tok!r} {w:.2f}" for _, tok, w in self.top(head))
+            top = ", ".join(f"{j} {tok!r} {w:.2f}" for j, tok, w in self.top(head))
             lines.append(f"  head {head}: {top}")
         return "\n".join(lines)
 

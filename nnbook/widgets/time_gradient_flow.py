@@ -220,7 +220,8 @@ class TimeGradientFlow(NnbookWidget):
                         title=self._title())
         if known:
             shown = [t if t is not None else float("nan") for t in totals]
-            draw_total_norms(side, shown, self.step_slider.value,
+            draw_total_norms(side, [n for n, _, _ in self.traces], shown,
+                             min(self.step_slider.value, len(self.traces) - 1),
                              self.clip if self.clip_checkbox.value else None)
 
     def describe(self) -> str:

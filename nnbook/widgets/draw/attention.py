@@ -23,10 +23,12 @@ def top_keys(row, keys, k: int = 3) -> list:
     return [(int(i), keys[i], float(row[i])) for i in order]
 
 
-def draw_attention_head(ax, weights, queries, keys, query=None, title=None):
+def draw_attention_head(ax, weights, queries, keys, query=None, title=None,
+                        annotate: bool = True):
     """One head's (L, S) weights as a heatmap; ``query`` (a row index) framed and annotated.
 
-    Returns the image, so a caller can add one colour bar for several panels.
+    ``annotate``: write the framed row's weights in its cells (when they fit).  Returns
+    the image, so a caller can add one colour bar for several panels.
     """
     weights = np.asarray(weights)
     length, source = weights.shape
@@ -45,9 +47,9 @@ def draw_attention_head(ax, weights, queries, keys, query=None, title=None):
                                edgecolor=LAYER_COLOR, linewidth=3.5, clip_on=False))
         ax.get_yticklabels()[query].set_color(LAYER_COLOR)
         ax.get_yticklabels()[query].set_fontweight("bold")
-        if source <= 16:  # the numbers fit in their cells
+        if annotate:
             for j, w in enumerate(weights[query]):
-                ax.text(j, query, f"{w:.2f}", ha="center", va="center", fontsize=SMALL - 1,
+                ax.text(j, query, f"{w:.2f}", ha="center", va="center", fontsize=SMALL,
                         color="white" if w > 0.55 else TEXT_COLOR)
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -86,9 +86,10 @@ def draw_time_norms(ax, norms: dict, thresholds=(1e-5, 1e2), factor: float = 1.0
     return lines
 
 
-def draw_total_norms(ax, totals, current: int, max_norm=None) -> None:
-    """The total gradient norm of each recorded training step, the clip threshold in red."""
-    xs = np.arange(len(totals))
+def draw_total_norms(ax, steps, totals, current: int, max_norm=None) -> None:
+    """The total gradient norm of each recorded training step (``steps``: their numbers,
+    ``current``: the index of the one shown), the clip threshold in red."""
+    xs = np.asarray(steps)
     ax.plot(xs, totals, color=GRADIENT_COLOR, lw=2, marker="o", ms=5,
             label="before clipping")
     if max_norm is not None:
@@ -96,7 +97,7 @@ def draw_total_norms(ax, totals, current: int, max_norm=None) -> None:
         ax.plot(xs, clipped, color=CLIPPED_COLOR, lw=2, ls="--", label="after clipping")
         ax.axhline(float(max_norm), color=PROBLEM_COLOR, lw=1.5, ls="--",
                    label=f"max_norm = {float(max_norm):g}")
-    ax.plot([current], [totals[current]], marker="o", ms=13, mfc="none", mec=MUTED_COLOR,
+    ax.plot([xs[current]], [totals[current]], marker="o", ms=13, mfc="none", mec=MUTED_COLOR,
             mew=2.5, ls="none", label="step shown")
     ax.set_yscale("log")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
