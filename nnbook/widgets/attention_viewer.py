@@ -313,8 +313,8 @@ class AttentionViewer(NnbookWidget):
             columns -= 1
         rows = (len(heads) + columns - 1) // columns
         share = (width - 0.3 - bar_w) / columns - gap
-        panel_w = min(share - label_w, max(2.2, 0.55 * source))
-        panel_h = max(2.0, 0.26 * length, min(panel_w, 0.42 * length))
+        panel_w = min(share - label_w, max(2.2, 0.75 * source))
+        panel_h = max(2.0, 0.26 * length, min(panel_w, 0.6 * length))
         key_room = 0.25 + 0.1 * max(len(t) for t in self.key_labels)  # rotated key labels
         row_h = panel_h + key_room + 0.9
         height = max(4.6, rows * row_h + 0.7)

@@ -210,7 +210,7 @@ class TimeGradientFlow(NnbookWidget):
         known = self.clip is not None and any(t is not None for t in totals)
         if known:
             main = fig.add_axes((0.07, 0.14, 0.5, 0.74))
-            side = fig.add_axes((0.79, 0.14, 0.19, 0.74))
+            side = fig.add_axes((0.8, 0.5, 0.18, 0.38))   # its legend below it
         else:
             main = fig.add_axes((0.07, 0.14, 0.72, 0.74))
         if not trace.norms:

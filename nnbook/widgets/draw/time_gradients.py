@@ -94,17 +94,19 @@ def draw_total_norms(ax, steps, totals, current: int, max_norm=None) -> None:
             label="before clipping")
     if max_norm is not None:
         clipped = np.minimum(np.asarray(totals, dtype=float), float(max_norm))
-        ax.plot(xs, clipped, color=CLIPPED_COLOR, lw=2, ls="--", label="after clipping")
+        ax.plot(xs, clipped, color=CLIPPED_COLOR, lw=2, ls="--", marker="o", ms=5,
+                label="after clipping")
         ax.axhline(float(max_norm), color=PROBLEM_COLOR, lw=1.5, ls="--",
                    label=f"max_norm = {float(max_norm):g}")
     ax.plot([xs[current]], [totals[current]], marker="o", ms=13, mfc="none", mec=MUTED_COLOR,
             mew=2.5, ls="none", label="step shown")
     ax.set_yscale("log")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.set_xlim(xs.min() - 0.5, xs.max() + 0.5)
     ax.set_xlabel("recorded training step", fontsize=FONT)
     ax.set_ylabel("total gradient norm", fontsize=FONT)
     ax.tick_params(labelsize=SMALL)
     ax.set_title("all parameters, per step", fontsize=FONT + 1, loc="left")
-    ax.legend(fontsize=SMALL, frameon=False, loc="best")
+    ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(-0.25, -0.3))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
