@@ -320,7 +320,9 @@ class AttentionViewer(NnbookWidget):
         height = max(4.6, rows * row_h + 0.7)
         fig.set_size_inches(width, height)
         q = self.query_slider.value
-        annotate = panel_w / source >= 0.5     # room for '0.17' in 12 pt in each cell
+        # the framed row's numbers when each cell has room for '0.17' in 12 pt and at most
+        # two panels are drawn (more texts make a redraw slow; the text lists the top keys)
+        annotate = panel_w / source >= 0.5 and len(heads) <= 2
         image = None
         for k, head in enumerate(heads):
             r, c = divmod(k, columns)
@@ -330,7 +332,8 @@ class AttentionViewer(NnbookWidget):
                                panel_h / height))
             names = ", ".join(f"{tok} {w:.2f}" for _, tok, w in self.top(head, 2))
             image = draw_attention_head(ax, self.weights(head), self.tokens, self.key_labels,
-                                        q, title=f"head {head}: {names}", annotate=annotate)
+                                        q, title=f"head {head}: {names}", annotate=annotate,
+                                        query_labels=c == 0, key_title=r == rows - 1)
         bar_ax = fig.add_axes(((width - bar_w + 0.1) / width, 0.5 - 1.6 / height,
                                0.22 / width, 3.2 / height))
         bar = fig.colorbar(image, cax=bar_ax)

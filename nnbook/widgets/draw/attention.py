@@ -24,10 +24,13 @@ def top_keys(row, keys, k: int = 3) -> list:
 
 
 def draw_attention_head(ax, weights, queries, keys, query=None, title=None,
-                        annotate: bool = True):
+                        annotate: bool = True, query_labels: bool = True,
+                        key_title: bool = True):
     """One head's (L, S) weights as a heatmap; ``query`` (a row index) framed and annotated.
 
-    ``annotate``: write the framed row's weights in its cells (when they fit).  Returns
+    ``annotate``: write the framed row's weights in its cells (when they fit);
+    ``query_labels`` / ``key_title``: label the rows / name the key axis (panels side by
+    side share them: drawing fewer texts keeps a redraw fast).  Returns
     the image, so a caller can add one colour bar for several panels.
     """
     weights = np.asarray(weights)
@@ -36,17 +39,20 @@ def draw_attention_head(ax, weights, queries, keys, query=None, title=None,
                       interpolation="nearest")
     ax.set_xticks(range(source), keys, rotation=45 if source > 4 else 0,
                   ha="right" if source > 4 else "center", fontsize=SMALL)
-    ax.set_yticks(range(length), queries, fontsize=SMALL)
+    ax.set_yticks(range(length), queries if query_labels else [], fontsize=SMALL)
     ax.tick_params(length=0)
-    ax.set_xlabel("key (attended to)", fontsize=FONT, color=MUTED_COLOR)
-    ax.set_ylabel("query (attending)", fontsize=FONT, color=MUTED_COLOR)
+    if key_title:
+        ax.set_xlabel("key (attended to)", fontsize=FONT, color=MUTED_COLOR)
+    if query_labels:
+        ax.set_ylabel("query (attending)", fontsize=FONT, color=MUTED_COLOR)
     if title:
         ax.set_title(title, fontsize=FONT + 1, loc="left")
     if query is not None:
         ax.add_patch(Rectangle((-0.5, query - 0.5), source, 1.0, fill=False,
                                edgecolor=LAYER_COLOR, linewidth=3.5, clip_on=False))
-        ax.get_yticklabels()[query].set_color(LAYER_COLOR)
-        ax.get_yticklabels()[query].set_fontweight("bold")
+        if query_labels:
+            ax.get_yticklabels()[query].set_color(LAYER_COLOR)
+            ax.get_yticklabels()[query].set_fontweight("bold")
         if annotate:
             for j, w in enumerate(weights[query]):
                 ax.text(j, query, f"{w:.2f}", ha="center", va="center", fontsize=SMALL,
