@@ -370,3 +370,23 @@ def test_stepper_on_a_failing_attention_layer_still_shows_the_failure():
     stepper = ShapeStepper(mha, [(3, 5, 10), (3, 4, 10), (3, 6, 10)], step=-1)
     assert stepper.step.failed and stepper.trace.error is not None
     assert "FAILED" in shown(stepper)[0]
+
+
+def test_viewer_labels_each_layer_of_a_transformer_with_the_list_of_its_lengths():
+    nb.manual_seed(10)
+    model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                           dim_feedforward=12, dropout=0.0, batch_first=True)
+    target, source = ["I", "am", "small"], ["ich", "bin", "ein", "kleiner", "Hund"]
+    viewer = AttentionViewer(model, target, (inputs(32, 1, 5, 8), inputs(33, 1, 3, 8)),
+                             key_tokens=source, head=0, query=4)
+    seen = []
+    for _, index in viewer.layer_dropdown.options:
+        viewer.layer_dropdown.value = index
+        seen.append((viewer.current_map.path, viewer.query_labels, viewer.key_labels,
+                     viewer.query_slider.max))
+    assert seen == [("encoder.layers.0.self_attn", source, source, 4),
+                    ("decoder.layers.0.self_attn", target, target, 2),
+                    ("decoder.layers.0.multihead_attn", target, source, 2)]
+    assert viewer.query_slider.value == 2       # query 4 does not exist in the decoder
+    assert shown(viewer)[0].startswith("AttentionViewer: decoder.layers.0.multihead_attn, "
+                                       "2 heads; query 2 'small' attends to")

@@ -37,8 +37,11 @@ class AttentionViewer(NnbookWidget):
     """Attention weights as heatmaps with token labels: a layer menu, a head menu, a query slider.
 
     ``source``: an AttentionRecord (from ``nb.inspect.record_attention``), or a model to run
-    on ``x`` (then ``x`` is required and kept for :meth:`update`).  ``tokens`` label the
-    queries; ``key_tokens`` the keys when they differ (cross-attention; default ``tokens``).
+    on ``x`` (then ``x`` is required and kept for :meth:`update`; a tuple is unpacked:
+    ``(src, tgt)`` for an nn.Transformer).  The model runs as it is (``model.eval()`` first
+    for a view without dropout elsewhere; the weights are recorded before dropout anyway).
+    ``tokens`` label the queries; ``key_tokens`` the keys when they differ (cross-attention;
+    default ``tokens``); each layer takes the list of its lengths.
     """
 
     figsize = (15.0, 6.0)
@@ -60,7 +63,7 @@ class AttentionViewer(NnbookWidget):
         self.layer_dropdown = widgets.Dropdown(options=self._layer_options(maps), value=0,
                                                description="layer")
         self.head_dropdown = widgets.Dropdown(description="head")
-        self.query_slider = widgets.IntSlider(min=0, max=len(self.tokens) - 1,
+        self.query_slider = widgets.IntSlider(min=0, max=maps[0].shape[2] - 1,
                                               description="query", readout=False)
         self.query_label = widgets.Label()
         self.sample_slider = widgets.IntSlider(min=0, description="sample")
@@ -97,7 +100,7 @@ class AttentionViewer(NnbookWidget):
                     "with nb.inspect.record_attention(model) as rec: model(x)"))
             from .. import context
             with context.no_grad(), record_attention(source) as record:
-                source(x)
+                source(*x) if isinstance(x, tuple) else source(x)   # (src, tgt) for a Transformer
             self.model, self.x = source, x
         else:
             raise InputError(message(
@@ -113,10 +116,9 @@ class AttentionViewer(NnbookWidget):
                 "nb.inspect.record_attention(model)), on a model with an attention layer."))
         for m in record.maps:
             n, heads, length, keys = m.shape
-            expected_keys = self.key_tokens if self.key_tokens is not None else self.tokens
-            if length != len(self.tokens) or keys != len(expected_keys):
+            if self._labels(m) is None:
                 what = (f"{len(self.tokens)} tokens" if self.key_tokens is None else
-                        f"{len(self.tokens)} query and {len(self.key_tokens)} key tokens")
+                        f"{len(self.tokens)} tokens and {len(self.key_tokens)} key tokens")
                 raise ShapeError(message(
                     f"{m.path or '(model)'} call {m.call} attends from {length} queries to "
                     f"{keys} keys, but got {what}.", where=WHERE, line=None,
@@ -124,6 +126,19 @@ class AttentionViewer(NnbookWidget):
                     hint="give one label per position: tokens for the L queries, and "
                     "key_tokens for the S keys when they differ (cross-attention)."))
         return tuple(record.maps)
+
+    def _labels(self, m):
+        """(query labels, key labels) of one map, or None when no list has its lengths.
+
+        Rows take ``tokens`` (else ``key_tokens``) and columns ``key_tokens`` (else
+        ``tokens``), whichever has the length: so in an nn.Transformer with tokens=the
+        target and key_tokens=the source, cross-attention gets both lists and the
+        encoder's self-attention the source's (when the two lengths differ)."""
+        length, keys = m.shape[2:]
+        lists = [self.tokens] + ([self.key_tokens] if self.key_tokens is not None else [])
+        rows = next((t for t in lists if len(t) == length), None)
+        columns = next((t for t in reversed(lists) if len(t) == keys), None)
+        return None if rows is None or columns is None else (rows, columns)
 
     @staticmethod
     def _layer_options(maps) -> list:
@@ -156,6 +171,8 @@ class AttentionViewer(NnbookWidget):
         self.head_dropdown.options = options
         self.head_dropdown.value = value if value in [v for _, v in options] else "all"
         self.sample_slider.max = self.current_map.shape[0] - 1
+        self.query_slider.max = self.current_map.shape[2] - 1
+        self._update_query_label()
         self.sample_slider.disabled = self.sample_slider.max == 0
 
     def _set_head(self, head) -> None:
@@ -167,9 +184,9 @@ class AttentionViewer(NnbookWidget):
         self.head_dropdown.value = head
 
     def _set_query(self, query) -> None:
-        if not isinstance(query, int) or not 0 <= query < len(self.tokens):
+        if not isinstance(query, int) or not 0 <= query < len(self.query_labels):
             raise InputError(message(
-                f"query must be a token index from 0 to {len(self.tokens) - 1}, got "
+                f"query must be a token index from 0 to {len(self.query_labels) - 1}, got "
                 f"{query!r}.", where=WHERE, line=None, hint="query=0 is the first token."))
         self.query_slider.value = query
         self._update_query_label()
@@ -185,7 +202,7 @@ class AttentionViewer(NnbookWidget):
 
     def _update_query_label(self) -> None:
         q = self.query_slider.value
-        self.query_label.value = f"{q}: {self.tokens[q]!r}"
+        self.query_label.value = f"{q}: {self.query_labels[q]!r}"
 
     # -- following training -------------------------------------------------------------------
     def update(self, source=None, step: int | None = None):
@@ -262,7 +279,13 @@ class AttentionViewer(NnbookWidget):
     # -- what is shown ----------------------------------------------------------------------------
     @property
     def key_labels(self) -> list:
-        return self.key_tokens if self.key_tokens is not None else self.tokens
+        """The labels of the current layer's keys (the columns)."""
+        return self._labels(self.current_map)[1]
+
+    @property
+    def query_labels(self) -> list:
+        """The labels of the current layer's queries (the rows)."""
+        return self._labels(self.current_map)[0]
 
     @property
     def current_step(self) -> int:
@@ -306,7 +329,7 @@ class AttentionViewer(NnbookWidget):
         # in inches: 15 wide (1200 px); as many panels side by side (at most 4) as leave
         # each key 0.45 in (12-pt labels), rows as tall as the query labels need
         width, bar_w, gap = 15.0, 1.4, 0.55
-        label_w = 0.55 + 0.1 * max(len(t) for t in self.tokens)
+        label_w = 0.55 + 0.1 * max(len(t) for t in self.query_labels)
         need = max(2.2, 0.45 * source)
         columns = head_grid(len(heads))[1]
         while columns > 1 and (width - 0.3 - bar_w) / columns - gap - label_w < need:
@@ -331,7 +354,8 @@ class AttentionViewer(NnbookWidget):
             ax = fig.add_axes((left / width, bottom / height, panel_w / width,
                                panel_h / height))
             names = ", ".join(f"{tok} {w:.2f}" for _, tok, w in self.top(head, 2))
-            image = draw_attention_head(ax, self.weights(head), self.tokens, self.key_labels,
+            image = draw_attention_head(ax, self.weights(head), self.query_labels,
+                                        self.key_labels,
                                         q, title=f"head {head}: {names}", annotate=annotate,
                                         query_labels=c == 0, key_title=r == rows - 1)
         bar_ax = fig.add_axes(((width - bar_w + 0.1) / width, 0.5 - 1.6 / height,
@@ -340,12 +364,12 @@ class AttentionViewer(NnbookWidget):
         bar.set_label("attention weight\n(each row sums to 1)", fontsize=12)
         bar.ax.tick_params(labelsize=12)
         fig.text(0.3 / width, 1 - 0.2 / height,
-                 f"{self._title()}   ·   orange frame: query {q} {self.tokens[q]!r}",
+                 f"{self._title()}   ·   orange frame: query {q} {self.query_labels[q]!r}",
                  fontsize=14, ha="left", va="top")
 
     def describe(self) -> str:
         q = self.query_slider.value
-        lines = [f"AttentionViewer: {self._title()}; query {q} {self.tokens[q]!r} attends to"]
+        lines = [f"AttentionViewer: {self._title()}; query {q} {self.query_labels[q]!r} attends to"]
         for head in self.heads:
             top = ", ".join(f"{j} {tok!r} {w:.2f}" for j, tok, w in self.top(head))
             lines.append(f"  head {head}: {top}")
@@ -360,7 +384,7 @@ class AttentionViewer(NnbookWidget):
             + "</div>" for head in self.heads)
         return ('<div style="font-size:15px;line-height:1.5;">'
                 f"<div><b>{esc(self._title())}</b></div>"
-                f'<div>query <b style="color:{LAYER_COLOR};">{q} {esc(self.tokens[q])!s}'
+                f'<div>query <b style="color:{LAYER_COLOR};">{q} {esc(self.query_labels[q])!s}'
                 f"</b> (orange frame) attends most to:</div>{rows}"
                 f'<div style="color:{MUTED_COLOR};">rows: queries, columns: keys; '
                 f'<span style="color:{FORWARD_COLOR};">darker blue</span> = more weight, '
