@@ -58,6 +58,8 @@ class AttentionViewer(NnbookWidget):
         self.steps: list = []     # (step number, maps)
         self._last_draw, self._stale, self._quiet = 0.0, False, False
         maps = self._maps_of(source, x)
+        if not isinstance(source, AttentionRecord):
+            self.model = source   # update() reruns it on x
         self.steps.append((0, maps))
 
         self.layer_dropdown = widgets.Dropdown(options=self._layer_options(maps), value=0,
@@ -100,8 +102,7 @@ class AttentionViewer(NnbookWidget):
                     "with nb.inspect.record_attention(model) as rec: model(x)"))
             from .. import context
             with context.no_grad(), record_attention(source) as record:
-                source(*x) if isinstance(x, tuple) else source(x)   # (src, tgt) for a Transformer
-            self.model, self.x = source, x
+                source(*x) if isinstance(x, tuple) else source(x)   # (src, tgt): a Transformer
         else:
             raise InputError(message(
                 f"expects an AttentionRecord or a model, got {type(source).__name__}.",
@@ -227,6 +228,8 @@ class AttentionViewer(NnbookWidget):
                 values=f"before: {[m.path for m in old]}, now: {[m.path for m in maps]}",
                 hint="update() follows one model through training; make a new "
                 "AttentionViewer for another model."))
+        if not isinstance(source, AttentionRecord):
+            self.model = source
         number = step if step is not None else self.steps[-1][0] + 1
         self.steps.append((number, maps))
         if len(self.steps) > self.keep:

@@ -134,8 +134,9 @@ def recurrent_steps(module, step: ShapeStep) -> tuple:
     stacked = ((x[0], x[1], dirs * out) if batched else (x[0], dirs * out))
     order = ("(B, T, dirs·H)" if module.batch_first else "(T, B, dirs·H)") if batched \
         else "(T, dirs·H)"
+    both = ", both directions side by side" if dirs == 2 else ""
     add("output over time", [lead + (dirs * out,)], stacked,
-        f"output = the last layer's h_t for every t{', both directions side by side' if dirs == 2 else ''}",
+        f"output = the last layer's h_t for every t{both}",
         f"{order} = {fmt_shape(stacked)}")
     states = (module.num_layers * dirs,) + lead
     add("final h_n", [lead + (out,)], states + (out,),
