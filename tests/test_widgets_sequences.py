@@ -142,6 +142,7 @@ def test_viewer_takes_a_record_and_cross_attention_labels():
 
 
 def test_viewer_bad_inputs_are_nnbook_errors_with_hints(viewer):
+    first = viewer.model
     model = encoder(seed=4)
     x = inputs(15, 1, 7, 12)
     cases = [
@@ -164,6 +165,7 @@ def test_viewer_bad_inputs_are_nnbook_errors_with_hints(viewer):
         assert isinstance(info.value, NnbookError)
         assert what in str(info.value) and "hint:" in str(info.value)
     assert len(viewer.steps) == 1           # the refused update left the viewer as it was
+    assert viewer.model is first
 
 
 # -- TimeGradientFlow -------------------------------------------------------------------------
