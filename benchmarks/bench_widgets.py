@@ -18,8 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.widgets import (BackwardStepper, ConvArithmetic, GradientFlow,  # noqa: E402
-                            OptimizerPlayground, ParameterExplorer, ShapeStepper)
+from nnbook.widgets import (AttentionViewer, BackwardStepper, ConvArithmetic,  # noqa: E402
+                            GradientFlow, OptimizerPlayground, ParameterExplorer, ShapeStepper,
+                            TimeGradientFlow)
 
 TARGET_MS = 150
 
@@ -92,6 +93,39 @@ def main():
           [setter(playground.lr_slider, v) for v in (0.02, 0.05, 0.07)] * 2
           + [setter(playground.optimizer_dropdown, v) for v in ("Adam", "SGD (Nesterov)", "SGD")]
           + [setter(playground.surface_dropdown, v) for v in ("rosenbrock", "bowl")])
+
+    sequences()
+
+
+def sequences():
+    """The sequence widgets, on a small encoder and a two-layer RNN."""
+    print(f"\ncontrol change -> redraw, sequence models (target < {TARGET_MS} ms)\n")
+    nb.manual_seed(0)
+    block = nn.TransformerEncoderLayer(16, 4, dim_feedforward=24, batch_first=True)
+    encoder = nn.TransformerEncoder(block, num_layers=2, enable_nested_tensor=False)
+    tokens = "the quick brown fox jumps over the lazy dog".split()
+    viewer = AttentionViewer(encoder, tokens, nb.randn(1, len(tokens), 16))
+    timed("AttentionViewer: query / head / layer",
+          [setter(viewer.query_slider, q) for q in range(1, len(tokens))]
+          + [setter(viewer.head_dropdown, h) for h in (0, 1, 2, 3, "all")]
+          + [setter(viewer.layer_dropdown, v) for v in (1, 0)])
+
+    stepper = ShapeStepper(block, (2, len(tokens), 16))
+    timed("ShapeStepper: attention steps",
+          [setter(stepper.slider, s) for s in range(1, 11)])
+
+    rnn = nn.RNN(8, 16, num_layers=2)
+    x = nb.randn(30, 4, 8)
+    flow = TimeGradientFlow(rnn, x, clip=1.0, redraw_interval=0.0)
+    optimizer = nb.optim.SGD(rnn.parameters(), lr=0.05)
+    for _ in range(5):
+        optimizer.zero_grad()
+        rnn(x)[0][-1].sum().backward()
+        flow.record(total_norm=nn.utils.clip_grad_norm_(rnn.parameters(), 1.0))
+        optimizer.step()
+    timed("TimeGradientFlow: step / clipping",
+          [setter(flow.step_slider, s) for s in range(5)] * 2
+          + [setter(flow.clip_checkbox, v) for v in (False, True)] * 2)
 
 
 if __name__ == "__main__":

@@ -32,3 +32,7 @@ __all__ += ["ParameterExplorer", "GradientFlow", "BackwardStepper"]
 from .optimizer_playground import OptimizerPlayground  # noqa: E402
 
 __all__ += ["OptimizerPlayground"]
+from .attention_viewer import AttentionViewer  # noqa: E402
+from .time_gradient_flow import TimeGradientFlow  # noqa: E402
+
+__all__ += ["AttentionViewer", "TimeGradientFlow"]

@@ -2,9 +2,15 @@
 
     ShapeStepper(model, (10, 3, 16, 8))          # previous / next / a slider over the steps
     ShapeStepper(broken_model, (10, 3, 16, 8), step=-1)   # straight to the failing layer
+    ShapeStepper(encoder_layer, (2, 7, 12))      # attention step by step, inside the block
+    ShapeStepper(nb.inspect.attention_shapes(mha, (3, 7, 10)))   # one attention call
+    ShapeStepper(lstm, (3, 9, 5))                # one time step, layer by layer, then the states
 
 The steps come from :func:`nnbook.infer_shapes`, computed once; a model that does
-not fit together is shown up to its failing layer, in red, never raised.
+not fit together is shown up to its failing layer, in red, never raised.  With
+``expand=True`` (the default) a MultiheadAttention is walked as the steps of
+:func:`nnbook.inspect.attention_shapes` rather than as its ops, and an RNN, LSTM or GRU as
+one time step of its maths (see :mod:`nnbook.widgets.sequence_steps`).
 """
 from __future__ import annotations
 
@@ -12,14 +18,20 @@ import html
 
 import ipywidgets as widgets
 
+from ..errors import InputError, message
+from ..inspect.attention import AttentionShapes
 from ..inspect.shapes import ShapeStep, ShapeTrace, infer_shapes
 from ._base import NnbookWidget
+from .sequence_steps import expand_trace, step_parameters, trace_of_attention
 from .draw.shapes import (ERROR, INPUT, LAYER, MUTED, OUTPUT, draw_step, draw_step_text,
                           fmt_count, fmt_shape, split_error)
 
 
 def layer_parameters(model, step: ShapeStep) -> list:
     """[(name, shape, count, trainable), …] of the layer a step ran (none for an op)."""
+    expanded = step_parameters(model, step)
+    if expanded is not None:
+        return expanded
     if step.kind == "op":
         return []
     try:
@@ -31,27 +43,53 @@ def layer_parameters(model, step: ShapeStep) -> list:
             for name, p in module.named_parameters(recurse=leaf)]
 
 
-def _trace(model, input_shape) -> ShapeTrace:
-    """infer_shapes, with anything it does not catch itself turned into one error step."""
+def _trace(model, input_shape, expand: bool = False) -> tuple:
+    """(trace, dim names per step): infer_shapes (sequence layers expanded if asked), with
+    anything it does not catch itself turned into one error step."""
     try:
-        return infer_shapes(model, input_shape)
+        if expand:
+            return expand_trace(model, input_shape)
+        trace = infer_shapes(model, input_shape)
+        return trace, [None] * len(trace.steps)
     except Exception as err:  # a bug in a user's forward, a bad input_shape: show it
         step = ShapeStep(index=0, path="", layer=type(model).__name__, input_shapes=(),
                          output_shape=None, kind="error", error=err)
         return ShapeTrace(model=type(model).__name__, input_shapes=(), steps=(step,),
-                          output_shape=None, error=err)
+                          output_shape=None, error=err), [None]
 
 
 class ShapeStepper(NnbookWidget):
-    """Previous/next buttons and a slider over the steps of ``infer_shapes(model, input_shape)``."""
+    """Previous/next buttons and a slider over the steps of ``infer_shapes(model, input_shape)``.
+
+    ``model`` may also be an AttentionShapes record (``nb.inspect.attention_shapes``), then
+    without ``input_shape``.  ``expand=False`` shows attention and recurrent layers as
+    ``infer_shapes`` traces them (ops, one step).
+    """
 
     figsize = (8.0, 4.4)
 
-    def __init__(self, model, input_shape, step: int = 0, **kwargs):
+    def __init__(self, model, input_shape=None, step: int = 0, expand: bool = True,
+                 **kwargs):
         super().__init__(**kwargs)
-        self.model = model
-        self.trace = _trace(model, input_shape)
-        self.params = [layer_parameters(model, s) for s in self.trace.steps]
+        if isinstance(model, AttentionShapes):
+            if input_shape is not None:
+                raise InputError(message(
+                    "takes no input_shape with an AttentionShapes record: the record has "
+                    "its shapes.", where="ShapeStepper", line=None,
+                    hint="ShapeStepper(nb.inspect.attention_shapes(mha, (3, 7, 10))), or "
+                    "ShapeStepper(mha, [(3, 7, 10)] * 3) to trace the layer itself."))
+            self.model = None
+            self.trace, self.names = trace_of_attention(model)
+        else:
+            if input_shape is None:
+                raise InputError(message(
+                    f"needs the input shape to walk {type(model).__name__} on.",
+                    where="ShapeStepper", line=None,
+                    hint="ShapeStepper(model, (10, 3, 16, 8)): the shape of one batch."))
+            self.model = model
+            self.trace, self.names = _trace(model, input_shape, expand)
+        self.params = [layer_parameters(self.model, s) if self.model is not None else []
+                       for s in self.trace.steps]
         last = len(self.trace.steps) - 1
         start = min(max(step if step >= 0 else last + 1 + step, 0), last)
         self.previous_button = widgets.Button(description="◀ previous",
@@ -102,7 +140,7 @@ class ShapeStepper(NnbookWidget):
                        else "" if step.failed else "no parameters")
         boxes = fig.add_axes((0.0, 0.29, 1.0, 0.71))
         draw_step(boxes, step, title=f"{self._counter()} · layer {step.name}",
-                  params_text=params_text)
+                  params_text=params_text, names=self.names[self.slider.value])
         draw_step_text(boxes, step, params, x=0.025, top=0.28, coords="figure fraction")
 
     def describe(self) -> str:
@@ -127,7 +165,7 @@ class ShapeStepper(NnbookWidget):
         esc = html.escape
         colour = ERROR if step.failed else "inherit"
         head = (f"<div style='font-size:16px;color:{colour}'><b>{esc(self._counter())}</b>"
-                f" · <code>{esc(step.path or type(self.model).__name__)}</code> "
+                f" · <code>{esc(step.path or self.trace.model)}</code> "
                 f"<b>{esc(step.layer)}</b>"
                 + (f" <span style='color:{MUTED}'>(in {esc(step.container)})</span>"
                    if step.container else "") + "</div>")

@@ -5,6 +5,9 @@
 - In a small generated notebook, the ShapeStepper's slider answers ArrowRight with exactly
   the next step: the caption names the next layer, and the picture changes.
 - The OptimizerPlayground answers a new optimizer chosen in its menu with a new path.
+- The sequence widgets (AttentionViewer, TimeGradientFlow, ShapeStepper on a transformer
+  block) answer their controls: the query slider names the next token, the clipping
+  checkbox and the step slider redraw, the attention steps follow each other.
 """
 from __future__ import annotations
 
@@ -37,6 +40,24 @@ PLAYGROUND = "playground_check.ipynb"
 PLAYGROUND_CELLS = [
     "from nnbook.widgets import OptimizerPlayground\n"
     "OptimizerPlayground(steps=20)",
+]
+
+SEQUENCES = "sequences_check.ipynb"
+SEQUENCES_CELLS = [
+    "import nnbook as nb\n"
+    "from nnbook import nn\n"
+    "from nnbook.widgets import AttentionViewer, ShapeStepper, TimeGradientFlow\n"
+    "nb.manual_seed(0)\n"
+    "block = nn.TransformerEncoderLayer(12, 3, dim_feedforward=10, batch_first=True)\n"
+    "tokens = 'the cat sat on a mat'.split()",
+    "AttentionViewer(block, tokens, nb.randn(1, 6, 12))",
+    "rnn = nn.RNN(4, 6, num_layers=2)\n"
+    "x = nb.randn(12, 2, 4)\n"
+    "flow = TimeGradientFlow(rnn, x, clip=0.5, redraw_interval=0.0)\n"
+    "rnn(x)[0][-1].sum().backward()\n"
+    "_ = flow.record()\n"
+    "flow",
+    "ShapeStepper(block, (2, 6, 12))",
 ]
 
 
@@ -126,4 +147,56 @@ def test_optimizer_playground_redraws_for_another_optimizer(page, lab, screensho
     playground.screenshot(path=screenshots.path("generated--OptimizerPlayground.png",
                                                 "a generated notebook",
                                                 "OptimizerPlayground after choosing Adam"))
+    assert notebook.locator(STDERR).all_inner_texts() == []
+
+
+def test_sequence_widgets_answer_their_controls(page, lab, screenshots):
+    from playwright.sync_api import expect
+
+    lab.add_notebook(SEQUENCES, SEQUENCES_CELLS)
+    notebook = open_notebook(page, lab, SEQUENCES, len(SEQUENCES_CELLS))
+    run_all_cells(page, notebook)
+    assert notebook.locator(STDERR).all_inner_texts() == []
+    cells = notebook.locator(".jp-Cell")
+
+    viewer = cells.nth(1).locator(WIDGET_VIEW)
+    caption = viewer.locator(".widget-html-content").first
+    expect(caption).to_contain_text("query 0 the")
+    picture = viewer.locator(PICTURE)
+    before = picture.get_attribute("src")
+    query = viewer.locator(".widget-slider").filter(has_text="query").locator(".noUi-handle")
+    query.press("ArrowRight")                            # the next token
+    expect(caption).to_contain_text("query 1 cat")
+    expect(picture).not_to_have_attribute("src", before)
+    viewer.locator(".widget-dropdown select").nth(1).select_option(label="head 2")
+    expect(caption).to_contain_text("head 2:")
+    expect(caption).not_to_contain_text("head 0:")
+    viewer.screenshot(path=screenshots.path("generated--AttentionViewer.png",
+                                            "a generated notebook",
+                                            "AttentionViewer: query 1, head 2"))
+
+    flow = cells.nth(2).locator(WIDGET_VIEW)
+    caption = flow.locator(".widget-html-content").first
+    expect(caption).to_contain_text("after clipping to 0.5")
+    picture = flow.locator(PICTURE)
+    before = picture.get_attribute("src")
+    flow.locator(".widget-checkbox input[type=checkbox]").click()   # clipping off
+    expect(caption).not_to_contain_text("after clipping")
+    expect(picture).not_to_have_attribute("src", before)
+    flow.screenshot(path=screenshots.path("generated--TimeGradientFlow.png",
+                                          "a generated notebook",
+                                          "TimeGradientFlow with clipping switched off"))
+
+    stepper = cells.nth(3).locator(WIDGET_VIEW)
+    caption = stepper.locator(".widget-html-content").first
+    expect(caption).to_contain_text("query projection")
+    stepper.get_by_role("button", name=re.compile("next")).click()
+    expect(caption).to_contain_text("key projection")
+    for _ in range(5):
+        stepper.get_by_role("button", name=re.compile("next")).click()
+    expect(caption).to_contain_text("scores")
+    expect(caption).to_contain_text("(2, 3, 6, 6)")
+    stepper.screenshot(path=screenshots.path("generated--ShapeStepper-attention.png",
+                                             "a generated notebook",
+                                             "ShapeStepper at the attention scores"))
     assert notebook.locator(STDERR).all_inner_texts() == []

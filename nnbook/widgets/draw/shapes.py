@@ -78,11 +78,12 @@ def glyph_size(shape, unit: float, feature_unit: float) -> tuple:
 
 
 def draw_tensor_box(ax, shape, x, y, unit=0.1, feature_unit=None, role="input",
-                    label=True, batch=True) -> list:
+                    label=True, batch=True, names=("C", "H", "W")) -> list:
     """Draw ``shape`` with its front face's bottom-left corner at (x, y); return the artists.
 
-    Boxes get H (left), W (below) and C (along the depth) written on them; with
-    ``label`` the whole shape goes underneath, and with ``batch`` the batch size.
+    Boxes get H (left), W (below) and C (along the depth) written on them (``names``
+    renames them, e.g. ('h', 'L', 'd') for attention heads); with ``label`` the whole
+    shape goes underneath, and with ``batch`` the batch size.
     """
     edge, fill = ROLES[role]
     kind, w, h, depth = tensor_extent(shape, unit, feature_unit or unit)
@@ -101,13 +102,14 @@ def draw_tensor_box(ax, shape, x, y, unit=0.1, feature_unit=None, role="input",
     dim_text = dict(color=edge, fontsize=SMALL_SIZE, family=SANS)
     if kind == "box":
         c, hh, ww = dims
-        artists.append(ax.annotate(f"H={hh}", (x, y + h / 2), xytext=(-3, 0),
+        c_name, h_name, w_name = names
+        artists.append(ax.annotate(f"{h_name}={hh}", (x, y + h / 2), xytext=(-3, 0),
                                    textcoords="offset points", ha="right", va="center",
                                    rotation=90, **dim_text))
-        artists.append(ax.annotate(f"W={ww}", (x + w / 2, y), xytext=(0, -2),
+        artists.append(ax.annotate(f"{w_name}={ww}", (x + w / 2, y), xytext=(0, -2),
                                    textcoords="offset points", ha="center", va="top",
                                    **dim_text))
-        artists.append(ax.annotate(f"C={c}", (x + w + dx, y + h + dy), xytext=(2, 1),
+        artists.append(ax.annotate(f"{c_name}={c}", (x + w + dx, y + h + dy), xytext=(2, 1),
                                    textcoords="offset points", ha="left", va="bottom",
                                    **dim_text))
     elif kind == "bar":
@@ -177,8 +179,11 @@ def step_units(inputs, output, room_in, room_out, max_unit=0.45) -> tuple:
     return max(unit, 0.005), max(feature_unit, 0.0005)
 
 
-def draw_step(ax, step, title=None, params_text=None) -> None:
+def draw_step(ax, step, title=None, params_text=None, names=None) -> None:
     """Inputs (blue) → layer (orange arrow) → output (green, or red when the step failed).
+
+    ``names``: the three names written on a 4-D box's dims (default C, H, W), or one
+    such triple per tensor, the inputs first and then the output.
 
     Draws in inches: the Axes' data limits are set to its size in inches, so
     labels set in points keep their distance from the boxes.
@@ -203,8 +208,9 @@ def draw_step(ax, step, title=None, params_text=None) -> None:
     inputs, output = step.input_shapes, step.output_shape
     unit, feature_unit = step_units(inputs, output, room, room)
 
+    names = _per_tensor(names, len(inputs) + 1)
     _draw_input_stack(ax, inputs, unit, feature_unit, column_w, (top + bottom) / 2,
-                      OP_SYMBOLS.get(step.layer, ""))
+                      OP_SYMBOLS.get(step.layer, ""), names[:-1])
 
     colour = ERROR if failed else LAYER
     middle = (top + bottom + LABEL_SPACE) / 2
@@ -224,12 +230,22 @@ def draw_step(ax, step, title=None, params_text=None) -> None:
     if output is not None:
         w, h = glyph_size(output, unit, feature_unit)
         draw_tensor_box(ax, output, out_left + (column_w - 0.45 - w) / 2, middle - h / 2,
-                        unit, feature_unit, role="output")
+                        unit, feature_unit, role="output", names=names[-1])
     else:
         draw_missing_tensor(ax, out_left + (column_w - 0.45) / 2 - 0.35, middle - 0.35, 0.7)
 
 
-def _draw_input_stack(ax, inputs, unit, feature_unit, column_w, centre, symbol) -> None:
+def _per_tensor(names, count: int) -> list:
+    """One (C, H, W)-like triple of dim names per tensor drawn."""
+    if not names:
+        return [("C", "H", "W")] * count
+    if isinstance(names[0], str):
+        return [tuple(names)] * count
+    return [tuple(n) if n else ("C", "H", "W") for n in names]
+
+
+def _draw_input_stack(ax, inputs, unit, feature_unit, column_w, centre, symbol,
+                      names=None) -> None:
     """The inputs stacked in the left column around ``centre``, the batch written under
     the last; ``symbol`` ('+', '@') between them when the layer is a binary op."""
     sizes = [glyph_size(s, unit, feature_unit) for s in inputs]
@@ -243,7 +259,8 @@ def _draw_input_stack(ax, inputs, unit, feature_unit, column_w, centre, symbol) 
         y -= h
         x = 0.45 + (column_w - 0.45 - w) / 2
         last = k == len(sizes) - 1
-        draw_tensor_box(ax, shape, x, y, unit, feature_unit, role="input", batch=last)
+        draw_tensor_box(ax, shape, x, y, unit, feature_unit, role="input", batch=last,
+                        names=names[k] if names else ("C", "H", "W"))
         if symbol and k:
             ax.text(0.3, y + h + between / 2, symbol, ha="center", va="center",
                     color=LAYER, fontsize=TITLE_SIZE + 6, fontweight="bold", family=SANS)
