@@ -197,3 +197,12 @@ def test_a_container_error_points_at_the_layer_before_the_container():
 def test_a_double_model_is_traced_in_float64():
     trace = nb.infer_shapes(xception_block().double(), (2, 3, 9, 5))
     assert trace.ok and trace.output_shape == (2, 3)
+
+
+def test_a_model_that_starts_with_an_embedding_is_walked_on_token_indices():
+    model = nn.Sequential(nn.Embedding(20, 4), nn.Flatten(), nn.Linear(12, 5))
+    trace = nb.infer_shapes(model, (7, 3))
+    assert trace.error is None and trace.output_shape == (7, 5)
+    table = nb.summary(model, (7, 3))
+    assert table.input_bytes == 7 * 3 * 8              # int64 indices
+    assert table.activation_bytes == (7 * 3 * 4 + 7 * 12 + 7 * 5) * 4  # float32 outputs

@@ -243,12 +243,21 @@ def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:
     return trace_shapes(model, input_shape, dtype, "nb.infer_shapes")
 
 
+def input_dtype(model):
+    """What the model reads: token indices (int64) if its first layer is an embedding,
+    else its parameters' float dtype (a .double() model gets float64 inputs)."""
+    first = next((m for m in model.modules() if not list(m.children())), None)
+    if first is not None and hasattr(first, "num_embeddings"):
+        return np.dtype(np.int64)
+    return next((p.dtype for p in model.parameters()), dtypes.default_float())
+
+
 def trace_shapes(model, input_shape, dtype, where: str) -> ShapeTrace:
     """infer_shapes, with ``where`` naming the function the user called in messages."""
     check_model(model, where)
     shapes = _as_shapes(input_shape, where)
     if dtype is None:  # the model's own float dtype (a .double() model gets float64 inputs)
-        dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
+        dtype = input_dtype(model)
     else:
         dtype = dtypes.numpy_dtype(dtype, where)
     inputs = [meta_tensor(s, dtype) for s in shapes]

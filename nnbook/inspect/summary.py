@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ShapeError, fmt_shape
 from .. import dtypes
-from .shapes import ShapeTrace, trace_shapes
+from .shapes import ShapeTrace, input_dtype, trace_shapes
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,9 @@ def summary(model, input_shape, dtype=None) -> Summary:
         rows.append(SummaryRow(step.path, layer, step.output_shape, new, step.mult_adds,
                                step.trainable and step.kind == "layer", step.depth))
     params = list(model.parameters())  # unique, even when shared
-    if dtype is None:
+    in_dtype = dtypes.numpy_dtype(dtype, "nb.summary") if dtype is not None \
+        else input_dtype(model)
+    if dtype is None or in_dtype.kind != "f":  # activations are the parameters' floats
         dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
     itemsize = np.dtype(dtype).itemsize
     activations = sum(math.prod(s.output_shape) for s in trace.steps
@@ -142,5 +144,5 @@ def summary(model, input_shape, dtype=None) -> Summary:
         total_mult_adds=sum(r.mult_adds for r in rows),
         param_bytes=sum(p.numel() * p.dtype.itemsize for p in params),
         activation_bytes=activations,
-        input_bytes=sum(math.prod(s) for s in trace.input_shapes) * itemsize,
+        input_bytes=sum(math.prod(s) for s in trace.input_shapes) * in_dtype.itemsize,
         trace=trace)
