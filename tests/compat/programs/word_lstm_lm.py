@@ -83,7 +83,7 @@ def run(torch, nn, F, optim, data, model):
     train_data = batchify(ids[:450], 5)
     val_data = batchify(ids[450:], 3)
     criterion = nn.NLLLoss()
-    lr, clip = 2.0, 0.25
+    lr, clip = 20.0, 0.1
 
     model.train()
     hidden = model.init_hidden(5)
