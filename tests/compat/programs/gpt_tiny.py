@@ -1,18 +1,21 @@
 """A tiny GPT in the nanoGPT/minGPT style: token and position embeddings, blocks of causal
 self-attention (one fused ``nn.Linear`` for q, k and v split with ``.split``, heads made by
 ``view`` and ``transpose``, then ``F.scaled_dot_product_attention(is_causal=True)`` or the
-masked softmax against a registered ``tril`` buffer), pre-LayerNorm residuals, a GELU MLP,
-the head's weight tied to the token embedding, ``self.apply(self._init_weights)``, AdamW
-with two parameter groups (decay for matrices, none for biases and LayerNorm), gradient
-clipping, and ``generate`` that crops the context, keeps the ``topk`` logits and draws with
-``torch.multinomial`` from a seeded ``torch.Generator``.
+masked softmax against a registered ``tril`` buffer), pre-LayerNorm residuals, an MLP with
+``nn.GELU(approximate="tanh")`` in one block and the tanh GELU written out in the other, the
+head's weight tied to the token embedding, ``self.apply(self._init_weights)`` and a scaled
+init of the residual projections, AdamW with two parameter groups (decay for matrices, none
+for biases and LayerNorm) and the other grouping by module type over ``named_modules()``, a
+warmup-then-cosine rate set in ``param_groups`` by hand, targets ignored with
+``ignore_index=-1``, gradient clipping, and ``generate`` that crops the context, keeps the
+``topk`` logits and draws with ``torch.multinomial`` from a seeded ``torch.Generator``.
 
 The corpus and the batches come from numpy. The sampled tokens come from each library's own
 generator, so they differ. Compared: the parameter count (the tied weight counted once), the
-state_dict keys, the two attention paths against each other, the loss at each step, the
-tied weight after training, the next-token probabilities of a prompt after the top-k cut,
-a greedy continuation, and (per library) that every sampled token was among the top k of
-its step and that the same seed samples the same tokens twice.
+state_dict keys, the two attention paths against each other, both groupings, the loss at
+each step, the tied weight after training, the next-token probabilities of a prompt after
+the top-k cut, a greedy continuation, and (per library) that every sampled token was among
+the top k of its step and that the same seed samples the same tokens twice.
 """
 import math
 
@@ -49,13 +52,18 @@ def model(torch, nn):
             y = y.transpose(1, 2).contiguous().view(B, T, C)
             return self.proj(y)
 
+    class TanhGELU(nn.Module):
+        def forward(self, x):
+            return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi)
+                                               * (x + 0.044715 * torch.pow(x, 3.0))))
+
     class Block(nn.Module):
-        def __init__(self):
+        def __init__(self, gelu):
             super().__init__()
             self.ln_1 = nn.LayerNorm(N_EMBD)
             self.attn = SelfAttention()
             self.ln_2 = nn.LayerNorm(N_EMBD)
-            self.mlp = nn.Sequential(nn.Linear(N_EMBD, 4 * N_EMBD), nn.GELU(),
+            self.mlp = nn.Sequential(nn.Linear(N_EMBD, 4 * N_EMBD), gelu,
                                      nn.Linear(4 * N_EMBD, N_EMBD))
 
         def forward(self, x):
@@ -68,12 +76,15 @@ def model(torch, nn):
             self.transformer = nn.ModuleDict(dict(
                 wte=nn.Embedding(VOCAB, N_EMBD),
                 wpe=nn.Embedding(BLOCK, N_EMBD),
-                h=nn.ModuleList([Block() for _ in range(N_LAYER)]),
+                h=nn.ModuleList([Block(nn.GELU(approximate="tanh")), Block(TanhGELU())]),
                 ln_f=nn.LayerNorm(N_EMBD),
             ))
             self.lm_head = nn.Linear(N_EMBD, VOCAB, bias=False)
             self.transformer.wte.weight = self.lm_head.weight  # weight tying
             self.apply(self._init_weights)
+            for pn, p in self.named_parameters():
+                if pn.endswith("proj.weight"):
+                    nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * N_LAYER))
 
         def _init_weights(self, module):
             if isinstance(module, nn.Linear):
@@ -130,10 +141,37 @@ def run(torch, nn, F, optim, data, model):
     optimizer = optim.AdamW(groups, lr=3e-3, betas=(0.9, 0.95))
     group_sizes = [len(decay), len(no_decay)]
 
+    # the other way: by the module that holds each parameter
+    by_module = {"decay": set(), "no_decay": set()}
+    for mn, m in gpt.named_modules():
+        for pn, p in m.named_parameters():
+            fpn = "%s.%s" % (mn, pn) if mn else pn
+            if pn.endswith("bias") or isinstance(m, (nn.LayerNorm, nn.Embedding)):
+                by_module["no_decay"].add(fpn)
+            elif pn.endswith("weight") and isinstance(m, nn.Linear):
+                by_module["decay"].add(fpn)
+    # the tied weight is named after the Embedding, where it was met first, but it is the
+    # head's Linear weight too: it decays
+    by_module["no_decay"].discard("transformer.wte.weight")
+    by_module["decay"].add("transformer.wte.weight")
+    named_groups = {k: sorted(v & set(param_dict)) for k, v in by_module.items()}
+    split_is_a_partition = (not by_module["decay"] & by_module["no_decay"]
+                            and set(param_dict) <= by_module["decay"] | by_module["no_decay"])
+
+    def get_lr(it, warmup=2, decay_iters=6, max_lr=3e-3, min_lr=3e-4):
+        if it < warmup:
+            return max_lr * (it + 1) / (warmup + 1)
+        ratio = (it - warmup) / (decay_iters - warmup)
+        return min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (max_lr - min_lr)
+
     gpt.train()
     losses = []
     for step in range(6):
+        for param_group in optimizer.param_groups:
+            param_group["lr"] = get_lr(step)
         xb, yb = get_batch()
+        if step == 3:
+            yb[:, :2] = -1  # ignored targets (ignore_index=-1)
         logits, loss = gpt(xb, yb)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -175,7 +213,8 @@ def run(torch, nn, F, optim, data, model):
                         generator=torch.Generator().manual_seed(1337))
 
     return {"n_params": n_params, "keys": keys, "paths_agree": paths_agree,
-            "group_sizes": group_sizes, "losses": losses,
+            "group_sizes": group_sizes, "named_groups": named_groups,
+            "split_is_a_partition": split_is_a_partition, "losses": losses,
             "tied": gpt.lm_head.weight is gpt.transformer.wte.weight,
             "wte_after": gpt.transformer.wte.weight, "first_probs": first_probs,
             "greedy": greedy, "sample_shape": list(sample.shape), "in_top_k": in_top_k,
