@@ -1,8 +1,9 @@
 """Character-level RNNs: a name classifier (``nn.Embedding`` then ``nn.GRU(batch_first=True)``,
 the last layer's final hidden state ``h_n[-1]`` into an ``nn.Linear``, trained with SGD on
-padded batches whose lengths are equal within a batch), and a generator (``nn.RNN`` with
+batches of names padded with '.' to the longest), and a generator (``nn.RNN`` with
 tanh, one character at a time, the hidden state carried from step to step, ``F.softmax``
-over a temperature and ``torch.multinomial`` with a seeded ``torch.Generator``).
+over a temperature and ``probs.multinomial(1, generator=g)`` with a seeded
+``torch.Generator``).
 
 Names are made up here from syllables. Sampled characters come from each library's own
 generator, so they differ. Compared: the classifier's losses and predictions, the
@@ -114,7 +115,7 @@ def run(torch, nn, F, optim, data, model):
                 if g is None:
                     i = probs.argmax().item()
                 else:
-                    i = torch.multinomial(probs, 1, generator=g).item()
+                    i = probs.multinomial(1, generator=g).item()
                 c = LETTERS[i]
                 if c == ".":
                     break
