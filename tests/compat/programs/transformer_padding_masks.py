@@ -1,8 +1,8 @@
 """Transformers on padded batches: ``nn.MultiheadAttention(batch_first=True)`` called
 directly with a boolean ``key_padding_mask`` and ``need_weights=True`` (weights averaged
 over the heads, then per head with ``average_attn_weights=False``), a causal mask built by
-hand as ``torch.triu(torch.full((T, T), float("-inf")), diagonal=1)`` and the same as a
-boolean mask, ``nn.TransformerEncoderLayer(batch_first=True, norm_first=True,
+hand as ``torch.triu(torch.full((T, T), float("-inf")), diagonal=1)``, in place with
+``triu_(1)`` and as a boolean mask, ``nn.TransformerEncoderLayer(batch_first=True, norm_first=True,
 activation="gelu")`` in an ``nn.TransformerEncoder`` with a final ``nn.LayerNorm`` and
 ``src_key_padding_mask``, ``nn.TransformerDecoder`` with ``tgt_mask``,
 ``tgt_key_padding_mask`` and ``memory_key_padding_mask``, mean pooling over the real tokens
@@ -11,7 +11,7 @@ only, and a few SGD steps of a classifier on top.
 Tokens and lengths come from numpy; dropout is 0. PyTorch's eval-mode fast path leaves
 zeros at padded positions, so outputs there are not compared (a listed difference):
 everything compared is taken at real positions, with gradients on. Compared: the attention
-outputs and weights, that the float and boolean causal masks agree, the encoder's and
+outputs and weights, that the three causal masks agree, the encoder's and
 decoder's outputs at real positions, the pooled features, the losses and the gradient of
 the embedding.
 """
@@ -69,7 +69,10 @@ def run(torch, nn, F, optim, data, model):
     bool_mask = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     causal_f, _ = mha(x, x, x, attn_mask=float_mask, need_weights=False)
     causal_b, _ = mha(x, x, x, attn_mask=bool_mask, need_weights=False)
-    masks_agree = bool(torch.allclose(causal_f, causal_b, atol=1e-6))
+    in_place = torch.full((T, T), float("-inf")).triu_(1)  # the same mask, made in place
+    causal_i, _ = mha(x, x, x, attn_mask=in_place, need_weights=False)
+    masks_agree = bool(torch.allclose(causal_f, causal_b, atol=1e-6)
+                       and torch.equal(in_place, float_mask) and torch.equal(causal_i, causal_f))
 
     clf = model["clf"]
     labels = torch.tensor(rng.integers(0, 3, 5))
