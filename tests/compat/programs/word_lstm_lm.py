@@ -7,8 +7,10 @@
 then ``model.eval()`` and perplexity.
 
 The corpus is a made-up word stream from numpy, and dropout is 0 (train mode then draws
-nothing). Compared: the clipped gradient norms, the loss of each chunk, the evaluation
-loss and perplexity, the hidden state carried out of evaluation and the tied weight.
+nothing). A second model, untied and with dropout 0.3 between the layers, is only
+evaluated, in eval mode. Compared: the clipped gradient norms, the loss of each chunk, the
+evaluation loss and perplexity, the hidden state carried out of evaluation, the tied
+weight, and the untied model's parameter count and evaluation loss.
 """
 import math
 
@@ -53,10 +55,13 @@ def model(torch, nn):
                     weight.new_zeros(self.nlayers, bsz, self.nhid))
 
     F = nn.functional
-    return RNNModel(len(WORDS), 10, 10, 2)
+    return nn.ModuleDict({"tied": RNNModel(len(WORDS), 10, 10, 2),
+                          "untied": RNNModel(len(WORDS), 10, 12, 2, dropout=0.3,
+                                             tie_weights=False)})
 
 
 def run(torch, nn, F, optim, data, model):
+    untied, model = model["untied"], model["tied"]
     rng = np.random.default_rng(31)
     # a stream where each word mostly follows from the last one
     stream = [0]
@@ -100,18 +105,23 @@ def run(torch, nn, F, optim, data, model):
             p.data.add_(p.grad, alpha=-lr)
         losses.append(loss.item())
 
-    model.eval()
-    total_loss = 0.0
-    hidden = model.init_hidden(3)
-    with torch.no_grad():
-        for i in range(0, val_data.size(0) - 1, bptt):
-            data_, targets = get_batch(val_data, i)
-            output, hidden = model(data_, hidden)
-            hidden = repackage_hidden(hidden)
-            total_loss += len(data_) * criterion(output, targets).item()
-    val_loss = total_loss / (len(val_data) - 1)
+    def evaluate(model, data_source, eval_batch_size=3):
+        model.eval()  # dropout off
+        total_loss = 0.0
+        hidden = model.init_hidden(eval_batch_size)
+        with torch.no_grad():
+            for i in range(0, data_source.size(0) - 1, bptt):
+                data_, targets = get_batch(data_source, i)
+                output, hidden = model(data_, hidden)
+                hidden = repackage_hidden(hidden)
+                total_loss += len(data_) * criterion(output, targets).item()
+        return total_loss / (len(data_source) - 1), hidden
+
+    val_loss, hidden = evaluate(model, val_data)
+    untied_loss, _ = evaluate(untied, val_data)  # dropout 0.3, untrained, in eval mode
 
     return {"chunks": len(losses), "losses": losses, "norms": norms, "val_loss": val_loss,
             "val_ppl": math.exp(val_loss), "h": hidden[0], "c": hidden[1],
             "tied": model.decoder.weight is model.encoder.weight,
-            "encoder": model.encoder.weight}
+            "encoder": model.encoder.weight, "untied_val_loss": untied_loss,
+            "untied_params": sum(p.numel() for p in untied.parameters())}
