@@ -261,9 +261,11 @@ DIFFERENCES = [
                "docstring, on plain arrays"),
     # -- schedulers --------------------------------------------------------------------
     Difference("schedulers", "`gamma <= 0`, `step_size`, `T_max` or `total_iters` below 1, a "
+               "`step_size` that is not a whole number (`StepLR(opt, 2.5)`), a "
                "lambda that is not a function, `ConstantLR(factor=0)`, a `OneCycleLR` phase "
                "without steps or `ReduceLROnPlateau(factor <= 0)` are accepted or fail later",
-               "they are refused when the scheduler is built; a rate a schedule computes "
+               "they are refused when the scheduler is built (a whole float such as "
+               "`StepLR(opt, 1.0)` is taken); a rate a schedule computes "
                "must be a finite number >= 0 (a lambda returning -0.1 or None is refused at "
                "that step)", "the mistake shows on the line that made it, not as a NaN "
                "epochs later"),

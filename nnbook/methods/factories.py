@@ -26,6 +26,13 @@ class Factories:
         np_dtype = self._array.dtype if dtype is None else dtypes.numpy_dtype(dtype)
         return self._made(np.full(shape, value, dtype=np_dtype), requires_grad)
 
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """``probs.multinomial(1)``: indices drawn with this tensor's rows as weights, as
+        ``nb.multinomial(probs, 1)``."""
+        from ..creation import multinomial
+
+        return multinomial(self, num_samples, replacement, generator=generator)
+
     def new_zeros(self, *args, size=None, dtype=None, device=None, requires_grad=False,
                   layout=None, pin_memory=False):
         return self._filled("Tensor.new_zeros", args, size, 0, dtype, device, requires_grad)

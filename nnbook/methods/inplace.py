@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ArgumentError, DTypeError, message
 from ..ops import elementwise as ew
-from ..ops import explog, indexing, rounding, selection, ternary, trig
+from ..ops import explog, indexing, linalg, rounding, selection, ternary, trig
 from ..random import numpy_generator
 from .operands import numpy_dim
 
@@ -92,6 +92,12 @@ class InPlace:
         return self._write(ternary.Lerp(), end, weight, name="lerp_")
 
     # -- by index and by mask ------------------------------------------------------------------
+    def tril_(self, diagonal=0):
+        return self._write(linalg.Tril(diagonal), name="tril_")
+
+    def triu_(self, diagonal=0):
+        return self._write(linalg.Triu(diagonal), name="triu_")
+
     def masked_fill_(self, mask, value):
         if self._is_tensor(value):
             return self._write(selection.MaskedFill(), mask, value.to(self.dtype),

@@ -32,6 +32,8 @@ PAIRS = [
     (lambda x: x.clamp_max_(1.0), lambda x: x.clamp_max(1.0)),
     (lambda x: x.lerp_(x * 3, 0.25), lambda x: x.lerp(x * 3, 0.25)),
     (lambda x: x.masked_fill_(x > 1, -2.0), lambda x: x.masked_fill(x > 1, -2.0)),
+    (lambda x: x.tril_(), lambda x: x.tril()),
+    (lambda x: x.triu_(diagonal=-2), lambda x: x.triu(diagonal=-2)),
     (lambda x: x.index_fill_(1, nb.tensor([3, 0]), 7.0),
      lambda x: x.index_fill(1, nb.tensor([3, 0]), 7.0)),
     (lambda x: x.scatter_(1, nb.tensor([[4], [2]] * 3 + [[1]]), (x * 2)[:, :1]),

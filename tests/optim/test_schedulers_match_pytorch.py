@@ -37,6 +37,8 @@ PLATEAU = [1.0, 0.9, 0.85, 0.85, 0.86, 0.9, 0.84, 0.84, 0.85, 0.85, 0.85, 0.86, 
 # id: (optimizer, its options, make(scheduler module, optimizer), metrics or None)
 CASES = {
     "StepLR": ("SGD", {}, lambda m, o: m.StepLR(o, step_size=3, gamma=0.5), None),
+    # a whole float step_size, as in PyTorch's transformer tutorial (StepLR(opt, 1.0, ...))
+    "StepLR-float": ("SGD", {}, lambda m, o: m.StepLR(o, 2.0, gamma=0.8), None),
     "MultiStepLR": ("SGD", {}, lambda m, o: m.MultiStepLR(o, [2, 5, 5, 11], gamma=0.3), None),
     "ExponentialLR": ("Adam", {}, lambda m, o: m.ExponentialLR(o, gamma=0.9), None),
     "CosineAnnealingLR": ("SGD", {}, lambda m, o: m.CosineAnnealingLR(o, T_max=7,

@@ -123,6 +123,8 @@ class StepLR(LRScheduler):
     """lr_e = lr_0 * gamma ** (e // step_size): divided by 1/gamma every step_size epochs."""
 
     def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
+        if isinstance(step_size, float) and step_size.is_integer():
+            step_size = int(step_size)  # StepLR(optimizer, 1.0, ...): PyTorch's tutorials
         check_int("StepLR", "step_size", step_size, 1,
                   hint="the number of epochs between two decays, e.g. step_size=30.")
         check_real("StepLR", "gamma", gamma, low=0, low_open=True,
