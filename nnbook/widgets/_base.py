@@ -16,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 PNG_DPI = 80
+PROJECTOR_PX = 1200  # every widget's PNG is at least this wide: readable on a projector
 
 
 def figure_png(fig: Figure, dpi: float = PNG_DPI) -> bytes:
@@ -62,7 +63,9 @@ class NnbookWidget(widgets.VBox):
         """Draw the current view and show it (assigning outputs: nothing leaks under nbval)."""
         self.figure.clear()
         self.draw(self.figure)
-        self._png = figure_png(self.figure, self.png_dpi)
+        # a narrow figure is drawn at a higher resolution, never below PROJECTOR_PX wide
+        dpi = max(self.png_dpi, PROJECTOR_PX / self.figure.get_figwidth())
+        self._png = figure_png(self.figure, dpi)
         self.caption.value = self.caption_html()
         self.output.outputs = ({
             "output_type": "display_data",
