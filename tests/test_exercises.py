@@ -217,6 +217,20 @@ def test_swish_wrong_shape_is_caught_by_the_contract():
     assert f"{SKIP} the gradients are compared once it runs" in str(result)
 
 
+def test_swish_with_an_extra_size_1_axis_is_named():
+    result = check("swish", swish_rule(lambda x, s, g: (g * (s + x * s * (1 - s)))[..., None]))
+    assert_fails(result, "backward breaks the contract", "(a missing or extra size-1 axis)")
+
+
+def test_swish_forgetting_save_for_backward_is_named():
+    class Forgot(solutions.Swish):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x.sigmoid()  # nothing saved
+    assert_fails(check("swish", Forgot), "backward raised",
+                 next_step="a forgotten save_for_backward")
+
+
 def test_swish_returning_none():
     assert_fails(check("swish", swish_rule(lambda x, s, g: None)),
                  "no gradient reached 'x', but the output depends on it",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -75,15 +76,21 @@ def _report_error(checks: _Checks, part: str, err: Exception, todo_hint: str) ->
                     f"{': ' + said if said else ''})", todo_hint)
     elif isinstance(cause, ContractError):
         what, hint = _split_message(str(cause), strip_where=True)
-        checks.fail(f"{part} breaks the contract: {what.rstrip('.')}",
-                    hint or "return one gradient per input, each with its input's shape.")
+        named = _shape_slip(what)
+        checks.fail(f"{part} breaks the contract: {what.rstrip('.')}" +
+                    (f" ({named[0]})" if named else ""),
+                    hint or (named[1] if named else
+                             "return one gradient per input, each with its input's shape."))
     elif isinstance(cause, NnbookError):
         what, hint = _split_message(str(cause))
         checks.fail(f"{part} raised {type(cause).__name__}: {what.rstrip('.')}",
                     hint or f"read the message above and fix {part}.", _user_line(cause))
     else:
         first = str(cause).strip().split("\n")[0]
-        if isinstance(cause, (ValueError, IndexError)):  # numpy's shape complaints
+        if "saved_tensors" in _user_line(cause) or "not enough values to unpack" in first:
+            step = ("a forgotten save_for_backward: call ctx.save_for_backward(...) in forward "
+                    "with every tensor backward reads from ctx.saved_tensors.")
+        elif isinstance(cause, (ValueError, IndexError)):  # numpy's shape complaints
             step = (f"fix {part} at the line shown: print the shapes of the arrays on it and "
                     "compare them with the shapes in the task.")
         elif isinstance(cause, TypeError) and "argument" in first:
@@ -92,6 +99,26 @@ def _report_error(checks: _Checks, part: str, err: Exception, todo_hint: str) ->
             step = f"read the error and fix {part} at the line shown."
         checks.fail(f"{part} raised {type(cause).__name__}" + (f": {first}" if first else ""),
                     step, _user_line(cause))
+
+
+def _shape_slip(what: str):
+    """(the mistake's name, the next step) when a gradient's shape differs from its input's
+    in a way students often slip into, else None."""
+    found = re.search(r"has shape (\([\d, ]*\)), but '\w+' has shape (\([\d, ]*\))", what)
+    if not found:
+        return None
+    got, want = (tuple(int(n) for n in re.findall(r"\d+", s)) for s in found.groups())
+    if [n for n in got if n != 1] == [n for n in want if n != 1]:
+        return ("a missing or extra size-1 axis",
+                "keep the axis of size 1: keepdims=True in the sum, or reshape to the input's "
+                "shape.")
+    if len(got) == len(want) + 1 and got[1:] == want:
+        return ("a batch not summed", "sum the gradient over the batch axis (axis=0): every "
+                "example adds its share to the one parameter.")
+    if sorted(got) == sorted(want):
+        return ("axes in the wrong order, the mistake of the swapped height and width",
+                "transpose back to the input's order; test with non-square shapes.")
+    return None
 
 
 def _split_message(text: str, strip_where: bool = False) -> tuple[str, str]:
