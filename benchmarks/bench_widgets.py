@@ -18,8 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.widgets import (BackwardStepper, ConvArithmetic, GradientFlow,  # noqa: E402
-                            OptimizerPlayground, ParameterExplorer, ShapeStepper)
+from nnbook.widgets import (  # noqa: E402
+    BackwardStepper,
+    ConvArithmetic,
+    GradientFlow,
+    OptimizerPlayground,
+    ParameterExplorer,
+    ShapeStepper,
+)
 
 TARGET_MS = 150
 

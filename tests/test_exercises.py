@@ -13,9 +13,20 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
+from nnbook.exercises import (
+    EXERCISES,
+    FAIL,
+    PASS,
+    SKIP,
+    UNFINISHED,
+    CheckResult,
+    check,
+    check_bprop,
+    check_function,
+    check_layer,
+    check_solutions,
+)
 from nnbook.exercises import _solutions as solutions
-from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, UNFINISHED, CheckResult, check,
-                              check_bprop, check_function, check_layer, check_solutions)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "13_exercises.ipynb"

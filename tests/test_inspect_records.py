@@ -73,11 +73,6 @@ def test_record_lists_module_calls_graph_sites_and_gradient_stats():
 
 
 def test_recording_is_off_by_default_and_leaves_no_hooks():
-    import sys
-
-    from nnbook.nn import module
-    tensor = sys.modules["nnbook.tensor"]
-
     with nb.inspect.record():
         pass
     assert context.observers == []

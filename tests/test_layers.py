@@ -7,7 +7,6 @@ import nnbook as nb
 from nnbook import nn
 from nnbook.errors import InputError, NnbookError, ShapeError
 
-
 # -- errors name the layer's path and what fed it -----------------------------------------
 
 def test_conv_channel_mismatch_names_path_values_and_the_layer_before():

@@ -99,7 +99,7 @@ def test_reassigning_and_deleting_keep_the_registry_right():
     del net.head
     assert "head" not in dict(net.named_children())
     with pytest.raises(AttributeError):
-        net.head
+        _ = net.head
     net.head = None  # a plain attribute now
     assert net.head is None
 
@@ -107,9 +107,9 @@ def test_reassigning_and_deleting_keep_the_registry_right():
 def test_misspelt_attribute_suggests_the_close_name():
     net = Net()
     with pytest.raises(AttributeError, match=r"has no attribute 'blok'[\s\S]*did you mean 'block'"):
-        net.blok
+        _ = net.blok
     with pytest.raises(NnbookError, match="its layers: block \\(Block\\), features"):
-        net.featurs
+        _ = net.featurs
     assert not hasattr(net, "_repr_html_")  # front ends probe quietly
 
 

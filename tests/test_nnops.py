@@ -3,8 +3,6 @@ nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
 
 Shapes are odd and non-square on purpose; gradients are checked in float64.
 """
-import math
-import warnings
 
 import numpy as np
 import pytest
@@ -12,12 +10,13 @@ import pytest
 import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook.errors import DimError, DTypeError, InputError, ShapeError
+from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
 from nnbook.ops.norm import BatchNorm
 from nnbook.ops.softmax import LogSoftmax, Softmax
-from nnbook.ops.base import Spec
 from nnbook.tensor import apply
+
 
 def t64(rng, *shape, requires_grad=True):
     return nb.tensor(rng.standard_normal(shape), requires_grad=requires_grad)

@@ -6,6 +6,7 @@ import nnbook as nb
 from nnbook.errors import DimError, DTypeError, ShapeError
 from nnbook.ops import Spec
 
+
 def t64(rng, *shape, positive=False, requires_grad=True):
     data = rng.standard_normal(shape)
     if positive:

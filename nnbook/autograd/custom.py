@@ -27,8 +27,17 @@ import inspect
 import numpy as np
 
 from .. import context
-from ..errors import (ContractError, InputError, SignatureError, TeachingWarning, describe_frame,
-                      fmt_shape, message, user_site, warn_from_user_code)
+from ..errors import (
+    ContractError,
+    InputError,
+    SignatureError,
+    TeachingWarning,
+    describe_frame,
+    fmt_shape,
+    message,
+    user_site,
+    warn_from_user_code,
+)
 from ..ops.base import Op
 from ..tensor import Tensor, _wrap, apply
 from .engine import unbroadcast

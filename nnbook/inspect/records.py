@@ -20,10 +20,9 @@ import numpy as np
 
 from .. import context
 from ..autograd import engine
-from ..errors import describe_frame, fmt_shape, user_site
+from ..errors import describe_frame, fmt_shape
 from ..tensor import Tensor, gradients
 from .shapes import check_model
-
 
 # --------------------------------------------------------------------------
 # The records

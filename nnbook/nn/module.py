@@ -15,12 +15,18 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import context, dtypes
+from ..autograd.custom import check_bprop_signature, run_bprop
 from ..context import layer_name
 from ..device import check_device
 from ..device import device as device_type
-from ..errors import (ArgumentError, DTypeError, InputError, NnbookError, message,
-                      warn_from_user_code)
-from ..autograd.custom import check_bprop_signature, run_bprop
+from ..errors import (
+    ArgumentError,
+    DTypeError,
+    InputError,
+    NnbookError,
+    message,
+    warn_from_user_code,
+)
 from ..tensor import Tensor, _wrap
 from . import guard, hooks
 from .lazy import materialize_for_loading

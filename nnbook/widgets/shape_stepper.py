@@ -14,8 +14,18 @@ import ipywidgets as widgets
 
 from ..inspect.shapes import ShapeStep, ShapeTrace, infer_shapes
 from ._base import NnbookWidget
-from .draw.shapes import (ERROR, INPUT, LAYER, MUTED, OUTPUT, draw_step, draw_step_text,
-                          fmt_count, fmt_shape, split_error)
+from .draw.shapes import (
+    ERROR,
+    INPUT,
+    LAYER,
+    MUTED,
+    OUTPUT,
+    draw_step,
+    draw_step_text,
+    fmt_count,
+    fmt_shape,
+    split_error,
+)
 
 
 def layer_parameters(model, step: ShapeStep) -> list:

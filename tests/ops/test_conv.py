@@ -18,6 +18,7 @@ from nnbook.ops import Spec
 from nnbook.ops.conv import Conv2d
 from nnbook.tensor import apply
 
+
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 

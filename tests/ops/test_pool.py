@@ -20,6 +20,7 @@ from nnbook.ops import Spec
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from nnbook.tensor import apply
 
+
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
