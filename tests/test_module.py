@@ -247,7 +247,9 @@ def test_deepcopy_gives_an_independent_model_with_its_own_names():
     assert [n for n, _ in twin.named_parameters()] == [n for n, _ in net.named_parameters()]
     assert twin.head.weight is not net.head.weight
     assert twin.head.weight.path == "head.weight"
-    np.testing.assert_array_equal(twin.head.weight.detach().numpy(), net.head.weight.detach().numpy())
+    np.testing.assert_array_equal(
+        twin.head.weight.detach().numpy(), net.head.weight.detach().numpy()
+    )
     twin.head.weight.data += 1
     assert not np.array_equal(twin.head.weight.detach().numpy(), net.head.weight.detach().numpy())
 
@@ -319,7 +321,8 @@ def test_unregistered_module_called_in_forward_is_labelled():
     assert helper.seen[-1][-1] == ("<unregistered Probe>", "Probe")
 
 
-# -- the guard (the layer built in forward): no layers or parameters built inside forward ---------------------
+# -- the guard (the layer built in forward): no layers or parameters built inside forward ---
+
 
 class BuildsInForward(nn.Module):
     def forward(self, x):

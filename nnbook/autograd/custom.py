@@ -243,8 +243,9 @@ class CustomRule(Op):
         self.teach = teach
         self.tensor_positions = [i for i, a in enumerate(args) if _is_tensor(a)]
         small = sum(args[i]._array.size for i in self.tensor_positions) <= TEACHING_MAX_ELEMENTS
+        checking = teach and small and _teaching and rule_key not in _checked
         self.teach_inputs = ([args[i]._array.copy() for i in self.tensor_positions]
-                             if teach and small and _teaching and rule_key not in _checked else None)
+                             if checking else None)
 
     def infer(self, *inputs):
         return self.packed.shape

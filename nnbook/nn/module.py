@@ -437,7 +437,8 @@ class Module:
         dtype = dtypes.numpy_dtype(dtype, where)
         if dtype.kind != "f":
             raise DTypeError(message(
-                f"a model's parameters must stay floating point; got dtype {dtypes.of_numpy(dtype).name}.",
+                "a model's parameters must stay floating point; got dtype "
+                f"{dtypes.of_numpy(dtype).name}.",
                 where=where, hint="use nb.float32 or nb.float64."))
         for module in self.modules():  # (fails before the first change without __init__)
             for value in list(module._parameters.values()) + list(module._buffers.values()):

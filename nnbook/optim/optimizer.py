@@ -208,8 +208,8 @@ class Optimizer:
                     "before the next forward); if you did, the loss does not depend on these "
                     "parameters: they were not used in the forward pass.")
         warn_from_user_code(UnusedParameterWarning(message(
-            what, where=f"{name}.step()", values=listed, hint=hint + " (Each parameter is named once.)",
-            line=False)))
+            what, where=f"{name}.step()", values=listed,
+            hint=hint + " (Each parameter is named once.)", line=False)))
 
     # -- state dicts ----------------------------------------------------------------
     def state_dict(self) -> dict:
