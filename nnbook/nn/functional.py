@@ -37,12 +37,12 @@ from . import (
     functional_norms,
 )
 from .arguments import (
-    LegacyReductionWarning,
+    LegacyReductionWarning,  # part of this module's names
     _array,
     _data,
     _fail,
     _tensor,
-    legacy_reduction,  # noqa: F401 (LegacyReductionWarning: part of this module's names)
+    legacy_reduction,
 )
 from .functional_activations import (
     celu,
