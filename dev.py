@@ -2,7 +2,7 @@
 """nnbook's one entry point. Needs only Python 3.10+; everything else goes into .venv/.
 
     python3 dev.py lab          # set up .venv, open JupyterLab on notebooks/00_welcome.ipynb
-    python3 dev.py test [ARGS]  # set up .venv, run pytest on tests/ and strict nbval on notebooks/
+    python3 dev.py test [ARGS]  # set up .venv, run ruff, pytest on tests/, nbval on notebooks/
     python3 dev.py notebooks    # re-execute every notebook and normalise it (commit the result)
     python3 dev.py setup        # only create or refresh .venv
 
@@ -12,6 +12,8 @@ With CI=true, `test` also installs PyTorch (CPU), repo2docker, Chromium (apt, as
 Playwright, and makes the oracle tests, the Binder check and the browser suite compulsory.
 `test` without arguments then runs the numeric tests and the notebooks again under two other
 OpenBLAS kernels (see run_under_other_kernels); `test ARGS` runs pytest once, with ARGS.
+`test` without arguments first runs `ruff check` (the rules are in pyproject.toml) and stops
+if it finds anything.
 """
 from __future__ import annotations
 
@@ -213,14 +215,28 @@ def install_browser() -> None:
     check(["apt-get", "install", "-y", *BROWSER_APT_PACKAGES], env=apt_env)
 
 
+def lint(python: Path) -> int:
+    """ruff with the rules in pyproject.toml ([tool.ruff]); its exit code."""
+    code = run([python, "-m", "ruff", "check", "."], cwd=ROOT)
+    if code != 0:
+        say(f"ruff check failed (exit code {code}), so no tests ran: fix what it lists above "
+            "(`ruff check --fix .` with .venv's ruff fixes the safe ones, such as imports)")
+    return code
+
+
 def cmd_test(args: list) -> int:
     python = ensure_venv()
+    if not args:
+        code = lint(python)
+        if code != 0:
+            return code
     env = quiet_threads(dict(os.environ))
     if is_ci():
         say(f"CI=true: installing PyTorch for the oracle tests ({TORCH_REQUIREMENT})")
         check([python, "-m", "pip", "install", TORCH_REQUIREMENT], cwd=ROOT)
         env["NNBOOK_REQUIRE_TORCH"] = "1"
-        say("NNBOOK_REQUIRE_TORCH=1: oracle tests that cannot import torch fail instead of skipping")
+        say("NNBOOK_REQUIRE_TORCH=1: oracle tests that cannot import torch fail instead of "
+            "skipping")
         say(f"CI=true: installing {REPO2DOCKER} and checking the Binder environment")
         check([python, "-m", "pip", "install", REPO2DOCKER], cwd=ROOT)
         env["NNBOOK_CHECK_BINDER"] = "1"

@@ -41,14 +41,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 
-TARGETS = {"a": 2.0, "b": 1.5, "c": 2.0, "d": 1.0, "e": 1.0, "f": 2.0, "g": 2.0}  # default threads, both protocols
+TARGETS = {
+    "a": 2.0,
+    "b": 1.5,
+    "c": 2.0,
+    "d": 1.0,
+    "e": 1.0,
+    "f": 2.0,
+    "g": 2.0,
+}  # default threads, both protocols
 
 
 def _copy_weights(nb_model, torch_model):
     """Give the torch model nnbook's parameters (state_dict keys match PyTorch's)."""
     import torch
 
-    state = {k: torch.tensor(np.array(v.detach().numpy())) for k, v in nb_model.state_dict().items()}
+    state = {
+        k: torch.tensor(np.array(v.detach().numpy())) for k, v in nb_model.state_dict().items()
+    }
     torch_model.load_state_dict(state)
 
 
@@ -286,7 +296,8 @@ def import_cost(rounds=15):
     root = str(Path(__file__).resolve().parents[1])
 
     def run(stmt):
-        code = f"import time, sys; sys.path.insert(0, {root!r}); t = time.perf_counter(); {stmt}; print(time.perf_counter() - t)"
+        code = (f"import time, sys; sys.path.insert(0, {root!r}); t = time.perf_counter(); "
+                f"{stmt}; print(time.perf_counter() - t)")
         return float(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                     text=True, check=True).stdout)
     numpy_t, nnbook_t = [], []
@@ -355,9 +366,17 @@ def main(argv=None):
     print(f"\nimport numpy {numpy_t * 1e3:.0f} ms, import nnbook {nnbook_t * 1e3:.0f} ms "
           f"(+{(nnbook_t - numpy_t) * 1e3:.0f} ms; target +50 ms)")
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import nnbook; "
-         "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'torch') if m in sys.modules))"
-         % str(Path(__file__).resolve().parents[1])], capture_output=True, text=True).stdout.strip()
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, %r); import nnbook; "
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'IPython', 'torch') "
+            "if m in sys.modules))"
+            % str(Path(__file__).resolve().parents[1]),
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     print(f"heavy modules loaded by import nnbook: {loaded}")
 
 

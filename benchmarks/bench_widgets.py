@@ -18,9 +18,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.widgets import (AttentionViewer, BackwardStepper, ConvArithmetic,  # noqa: E402
-                            GradientFlow, OptimizerPlayground, ParameterExplorer, ShapeStepper,
-                            TimeGradientFlow)
+from nnbook.widgets import (  # noqa: E402
+    AttentionViewer,
+    BackwardStepper,
+    ConvArithmetic,
+    GradientFlow,
+    OptimizerPlayground,
+    ParameterExplorer,
+    ShapeStepper,
+    TimeGradientFlow,
+)
 
 TARGET_MS = 150
 

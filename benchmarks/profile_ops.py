@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_vs_torch as bench  # noqa: E402
-from nnbook.ops import (  # noqa: E402, F401  (load every op)
-    class_targets, conv, dropout, losses, norm, pool, shape, softmax)
+
+from nnbook.ops import class_targets, conv, dropout, losses, norm, pool, shape, softmax  # noqa: E402, F401  (load every op)
 from nnbook.ops.base import Op  # noqa: E402
 
 

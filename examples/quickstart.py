@@ -5,7 +5,7 @@ x = nb.randn(200, 2)                                  # 200 points in the plane
 y = (x[:, 0] * x[:, 1] > 0).long()                    # class 1 where the signs agree (XOR)
 model = nb.nn.Sequential(nb.nn.Linear(2, 16), nb.nn.Tanh(), nb.nn.Linear(16, 2))
 optimizer = nb.optim.Adam(model.parameters(), lr=0.05)
-for step in range(300):
+for _ in range(300):
     loss = nb.nn.functional.cross_entropy(model(x), y)
     optimizer.zero_grad()                             # gradients add up: clear them first
     loss.backward()                                   # d loss / d every parameter

@@ -13,33 +13,121 @@ ARCHITECTURE.md describes how the package is built, floor by floor.
 import importlib
 
 from . import autograd, errors
-from .context import (enable_grad, inference_mode, is_grad_enabled, no_grad,
-                      reference_ops, set_grad_enabled)
-from .creation import (arange, as_tensor, bernoulli, cat, concat, concatenate, empty,
-                       empty_like, eye, from_numpy, full, full_like, linspace, logspace,
-                       multinomial, normal, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, randperm, stack, tensor, zeros, zeros_like, hstack,
-                       vstack, row_stack)
+from . import unsupported as _unsupported
+from .context import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    reference_ops,
+    set_grad_enabled,
+)
+from .creation import (
+    arange,
+    as_tensor,
+    bernoulli,
+    cat,
+    concat,
+    concatenate,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    hstack,
+    linspace,
+    logspace,
+    multinomial,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    row_stack,
+    stack,
+    tensor,
+    vstack,
+    zeros,
+    zeros_like,
+)
 from .device import device, get_default_device, set_default_device
 from .dtype_info import finfo, iinfo
-from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,
-                     float, float16, float32, float64, get_default_dtype, half, int, int8,
-                     int16, int32, int64, long, set_default_dtype, short, uint8)
+from .dtypes import (
+    bfloat16,
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .errors import (
+    AnomalyError,
+    ArgumentError,
+    BackwardError,
+    CheckpointError,
+    ContractError,
+    DimError,
+    DTypeError,
+    GradcheckError,
+    InputError,
+    NnbookError,
+    ShapeError,
+    SignatureError,
+    TeachingWarning,
+    show_full_tracebacks,
+)
 from .functions import *  # noqa: F403  (nb.exp(x), nb.sum(x, 1), ...: the tensor methods)
-from .errors import (AnomalyError, ArgumentError, BackwardError, CheckpointError,
-                     ContractError, DimError, DTypeError, GradcheckError, InputError,
-                     NnbookError, ShapeError, SignatureError, TeachingWarning,
-                     show_full_tracebacks)
 from .kernels import get_num_threads, set_num_threads
-from .random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
-                     seed, set_rng_state)
-from .tensor import Tensor
-from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
-                           HalfTensor, IntTensor, LongTensor, ShortTensor, Size, is_complex,
-                           is_floating_point, is_tensor, numel)
 from .notes import NnbookNote
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .tensor import Tensor
+from .tensor_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    Size,
+    is_complex,
+    is_floating_point,
+    is_tensor,
+    numel,
+)
 from .unsupported import UnsupportedError, compile
-from . import unsupported as _unsupported
 
 __version__ = "0.1.0"
 

@@ -84,8 +84,8 @@ def parse_size(args, size, where) -> tuple:
     """Sizes as (2, 3), ((2, 3),) or size=(2, 3): checked whole numbers >= 0."""
     if size is not None:
         if args:
-            raise ArgumentError(message(f"give the size once: as arguments or as size=, "
-                                        f"not both.", where=where, hint="e.g. nb.zeros(2, 3)."))
+            raise ArgumentError(message("give the size once: as arguments or as size=, "
+                                        "not both.", where=where, hint="e.g. nb.zeros(2, 3)."))
         args = (size,)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])

@@ -9,7 +9,6 @@ a numpy array keeps its dtype.
 from __future__ import annotations
 
 import builtins
-import math
 
 import numpy as np
 
@@ -17,9 +16,9 @@ from . import dtypes
 from .arrays import allocate, array_from, check_numeric, parse_size
 from .device import check_device
 from .errors import ArgumentError, InputError, ShapeError, fmt_shape, message
+from .ops import shape as shape_ops
 from .random import float_dtype, numpy_generator
 from .tensor import Tensor, _wrap, apply
-from .ops import shape as shape_ops
 
 
 def no_out(name, out, args="..."):

@@ -174,8 +174,16 @@ def _count(name: str, value, minimum: int) -> int:
 
 
 # Sequences (made-up words, algorithmic tasks) live in sequence_data.py
-from .sequence_data import (IGNORE, SequenceTask, addition_task, char_dataset,  # noqa: E402
-                            copy_task, reverse_task, sort_task, words)
+from .sequence_data import (  # noqa: E402
+    IGNORE,
+    SequenceTask,
+    addition_task,
+    char_dataset,
+    copy_task,
+    reverse_task,
+    sort_task,
+    words,
+)
 
 __all__ = ["GLYPHS", "NUM_CLASSES", "digits", "glyph", "train_test_split", "IGNORE",
            "SequenceTask", "addition_task", "char_dataset", "copy_task", "reverse_task",

@@ -19,7 +19,8 @@ _KNOWN = ("cpu", "cuda", "mps", "xpu", "meta", "xla", "hip", "mtia", "privateuse
 
 
 class device:
-    """A device name, PyTorch style: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
+    """A device name, PyTorch style: ``device('cpu')``, ``device('cuda', 0)``,
+    ``device('cuda:1')``."""
 
     __slots__ = ("type", "index")
 

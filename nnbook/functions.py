@@ -13,8 +13,8 @@ import builtins
 import numpy as np
 
 from . import dtypes
-from .errors import InputError, ShapeError, fmt_shape, message
 from .creation import no_out
+from .errors import InputError, ShapeError, fmt_shape, message
 from .methods.maths import quotient, scaled
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew

@@ -21,14 +21,31 @@ import numpy as np
 from . import context, dtypes
 from .arrays import array_from, legacy_array
 from .autograd import engine
-from .errors import (ArgumentError, BackwardError, DTypeError, InputError, ShapeError, fmt_shape,
-                     message, user_site)
+from .errors import (
+    ArgumentError,
+    BackwardError,
+    DTypeError,
+    InputError,
+    ShapeError,
+    fmt_shape,
+    message,
+    user_site,
+)
+from .methods import (
+    Comparisons,
+    Conversion,
+    Factories,
+    InPlace,
+    Linalg,
+    Maths,
+    Reductions,
+    Selection,
+    Shapes,
+)
 from .ops import elementwise as ew
-from .ops import indexing, linalg, reduce
+from .ops import indexing, linalg
 from .ops import shape as shape_ops
 from .ops.base import quiet
-from .methods import (Comparisons, Conversion, Factories, InPlace, Linalg, Maths, Reductions,
-                      Selection, Shapes)
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------

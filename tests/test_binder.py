@@ -86,7 +86,9 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
     def sh(*cmd, timeout=900):
         out = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env, capture_output=True,
                              text=True, timeout=timeout)
-        assert out.returncode == 0, f"{' '.join(map(str, cmd))}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+        assert out.returncode == 0, (
+            f"{' '.join(map(str, cmd))}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+        )
         return out.stdout
     # what the Binder image gets (its base image already has JupyterLab), plus the test tools
     sh(python, "-m", "pip", "install", "-q", "-r", BINDER / "requirements.txt",

@@ -6,8 +6,12 @@ from hypothesis import strategies as st
 
 import nnbook as nb
 from nnbook.errors import InputError, ShapeError
-from nnbook.inspect.conv_geometry import (conv_geometry, group_connections, receptive_field,
-                                          tap_formulas)
+from nnbook.inspect.conv_geometry import (
+    conv_geometry,
+    group_connections,
+    receptive_field,
+    tap_formulas,
+)
 from nnbook.nn import functional as F
 
 # (in_hw, kernel_hw, stride, padding, dilation): non-square everything

@@ -16,7 +16,9 @@ def pair(rng, *shape, positive=False, dtype=np.float64):
 
 
 def check(nb_out, torch_out, nb_inputs, torch_inputs, rng, tol=1e-10):
-    np.testing.assert_allclose(nb_out.detach().numpy(), torch_out.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        nb_out.detach().numpy(), torch_out.detach().numpy(), rtol=tol, atol=tol
+    )
     g = rng.standard_normal(nb_out.shape).astype(nb_out.dtype)
     nb_out.backward(g)
     torch_out.backward(torch.tensor(g))

@@ -14,13 +14,15 @@ import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.inspect.params import parameter_report  # noqa: E402
 from nnbook.widgets.draw.gradients import ZONE_COLORS, draw_gradient_bars  # noqa: E402
-from nnbook.widgets.draw.graph import (GRADIENT_COLOR, PastedImage, draw_graph,  # noqa: E402
-                                       render_node_labels)
-from nnbook.widgets.draw.graph_layout import (graph_layout, graph_parts,  # noqa: E402
-                                              layered_layout, node_layer)
+from nnbook.widgets.draw.graph import GRADIENT_COLOR, PastedImage, draw_graph, render_node_labels  # noqa: E402
+from nnbook.widgets.draw.graph_layout import graph_layout, graph_parts, layered_layout, node_layer  # noqa: E402
 from nnbook.widgets.draw.graph_step import draw_step_panel, step_view  # noqa: E402
-from nnbook.widgets.draw.params import (draw_gradient_norms, draw_parameter_counts,  # noqa: E402
-                                        draw_parameters, row_label)
+from nnbook.widgets.draw.params import (  # noqa: E402
+    draw_gradient_norms,
+    draw_parameter_counts,
+    draw_parameters,
+    row_label,
+)
 from nnbook.widgets.palette import PROBLEM_COLOR  # noqa: E402
 
 

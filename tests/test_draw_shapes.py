@@ -7,15 +7,26 @@ pytest.importorskip("matplotlib")
 from matplotlib.collections import LineCollection, PatchCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle  # noqa: E402
+from shared import xception_block  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.inspect.conv_geometry import (conv_geometry, group_connections,  # noqa: E402
-                                          receptive_field, tap_formulas)
-from nnbook.widgets.draw import (draw_conv_grid, draw_conv_text, draw_group_diagram,  # noqa: E402
-                                 draw_step, draw_step_text, draw_tensor_box, split_error)
+from nnbook.inspect.conv_geometry import (  # noqa: E402
+    conv_geometry,
+    group_connections,
+    receptive_field,
+    tap_formulas,
+)
+from nnbook.widgets.draw import (  # noqa: E402
+    draw_conv_grid,
+    draw_conv_text,
+    draw_group_diagram,
+    draw_step,
+    draw_step_text,
+    draw_tensor_box,
+    split_error,
+)
 from nnbook.widgets.draw.shapes import ERROR, INPUT, LAYER, OUTPUT  # noqa: E402
-from shared import xception_block  # noqa: E402
 
 
 def axes(figsize=(8, 3)):

@@ -13,9 +13,20 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
+from nnbook.exercises import (
+    EXERCISES,
+    FAIL,
+    PASS,
+    SKIP,
+    UNFINISHED,
+    CheckResult,
+    check,
+    check_bprop,
+    check_function,
+    check_layer,
+    check_solutions,
+)
 from nnbook.exercises import _solutions as solutions
-from nnbook.exercises import (EXERCISES, FAIL, PASS, SKIP, UNFINISHED, CheckResult, check,
-                              check_bprop, check_function, check_layer, check_solutions)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "13_exercises.ipynb"
@@ -61,7 +72,9 @@ def test_reference_depthwise_agrees_with_conv2d_and_swish_with_autograd():
     x = nb.tensor(rng.standard_normal((2, 3, 9, 4)), requires_grad=True)
     w = nb.tensor(rng.standard_normal((3, 1, 2, 3)), requires_grad=True)
     y = solutions.DepthwiseConv.apply(x, w)
-    np.testing.assert_allclose(y.detach().numpy(), nn.functional.conv2d(x, w, groups=3).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(), nn.functional.conv2d(x, w, groups=3).detach().numpy(), rtol=1e-12
+    )
     assert nb.gradcheck(solutions.DepthwiseConv.apply, (x, w))
     z = nb.tensor(rng.standard_normal((4, 3)), requires_grad=True)
     assert nb.gradcheck(solutions.Swish.apply, (z,))
@@ -75,12 +88,17 @@ def test_reference_linear_matches_nn_linear_init_and_output():
     mine = solutions.MyLinear(7, 5)
     bound = 1 / math.sqrt(7)
     assert [n for n, _ in mine.named_parameters()] == ["weight", "bias"]
-    assert np.abs(mine.weight.detach().numpy()).max() <= bound and np.abs(mine.bias.detach().numpy()).max() <= bound
+    assert (
+        np.abs(mine.weight.detach().numpy()).max() <= bound
+        and np.abs(mine.bias.detach().numpy()).max() <= bound
+    )
     ref = nn.Linear(7, 5)
     ref.load_state_dict(mine.state_dict())
     x = nb.randn(3, 7)
     # float32 sums of 7 products, maybe in another order: a few units of float32 rounding
-    np.testing.assert_allclose(mine(x).detach().numpy(), ref(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        mine(x).detach().numpy(), ref(x).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     assert solutions.MyLinear(7, 5, bias=False).bias is None
 
 
@@ -145,7 +163,9 @@ def test_unfilled_skeleton_says_not_finished_and_what_to_do(exercise):
     text = str(result)
     assert result.status == "todo" and not result.passed and not result
     assert "not finished yet" in text.splitlines()[0]
-    assert f"{UNFINISHED} {part} is not written yet (it raises NotImplementedError: your turn)" in text
+    assert (
+        f"{UNFINISHED} {part} is not written yet (it raises NotImplementedError: your turn)" in text
+    )
     assert result.next_step == EXERCISES[exercise].todo_hint
     assert FAIL not in text
 

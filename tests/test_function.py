@@ -238,7 +238,8 @@ def test_several_outputs():
 
 class DepthwiseSwapped(Function):
     """A hand-written depthwise 3x3 convolution (stride 1, padding 1) whose backward
-    mixes up height and width -- the swapped height and width -- visible only on non-square inputs."""
+    mixes up height and width -- the swapped height and width -- visible only on
+    non-square inputs."""
 
     @staticmethod
     def forward(ctx, x, w):
@@ -248,7 +249,10 @@ class DepthwiseSwapped(Function):
         out = np.zeros(x.shape)
         for i in range(3):
             for j in range(3):
-                out += xp[:, :, i:i + h, j:j + wd] * w.detach().numpy()[:, 0, i, j][None, :, None, None]
+                out += (
+                    xp[:, :, i : i + h, j : j + wd]
+                    * w.detach().numpy()[:, 0, i, j][None, :, None, None]
+                )
         return nb.tensor(out)
 
     @staticmethod

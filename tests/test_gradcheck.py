@@ -77,4 +77,7 @@ def test_the_text_report_diagnoses_every_wrong_input_not_only_the_first(rng):
     text = str(report)
     assert f"also wrong, 'y': {wrong_y.diagnosis}" in text
     assert report.failures()[0].diagnosis in report.summary()
-    assert rows(report) == {"x": (rows(report)["x"][0], "WRONG"), "y": (rows(report)["y"][0], "WRONG")}
+    assert rows(report) == {
+        "x": (rows(report)["x"][0], "WRONG"),
+        "y": (rows(report)["y"][0], "WRONG"),
+    }

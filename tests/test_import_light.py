@@ -1,4 +1,6 @@
-"""`import nnbook` loads numpy and nothing heavy (ARCHITECTURE.md): checked in a fresh interpreter."""
+"""`import nnbook` loads numpy and nothing heavy (ARCHITECTURE.md): checked in a fresh
+interpreter."""
+
 import json
 import subprocess
 import sys

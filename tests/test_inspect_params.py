@@ -6,7 +6,6 @@ import pytest
 import nnbook as nb
 from nnbook import nn
 from nnbook.inspect.flow import FlowBar, flow_range, gradient_flow, zone_of
-from nnbook.inspect.param_flags import FLAGS
 from nnbook.inspect.params import parameter_report, show_choices
 from nnbook.inspect.values import value_summary
 

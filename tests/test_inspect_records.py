@@ -54,7 +54,12 @@ def test_record_lists_module_calls_graph_sites_and_gradient_stats():
         loss = nn.CrossEntropyLoss()(model(x), y)
         loss.backward()
     assert [(c.path, c.layer) for c in rec.calls] == [
-        ("0", "Linear"), ("1", "ReLU"), ("2", "Linear"), ("", "Sequential"), ("", "CrossEntropyLoss")]
+        ("0", "Linear"),
+        ("1", "ReLU"),
+        ("2", "Linear"),
+        ("", "Sequential"),
+        ("", "CrossEntropyLoss"),
+    ]
     assert rec.calls[0].input_shapes == ((7, 5),) and rec.calls[2].output_shape == (7, 2)
     ops = [n.op for n in rec.graph]
     assert ops == ["linear", "relu", "linear", "cross_entropy"]
@@ -73,11 +78,6 @@ def test_record_lists_module_calls_graph_sites_and_gradient_stats():
 
 
 def test_recording_is_off_by_default_and_leaves_no_hooks():
-    import sys
-
-    from nnbook.nn import module
-    tensor = sys.modules["nnbook.tensor"]
-
     with nb.inspect.record():
         pass
     assert context.observers == []

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared import xception_block  # noqa: E402
 
 import nnbook as nb
 from nnbook import nn
 from nnbook.errors import ShapeError
-from shared import xception_block  # noqa: E402
 
 
 def real_shapes(model, x):

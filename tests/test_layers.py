@@ -7,7 +7,6 @@ import nnbook as nb
 from nnbook import nn
 from nnbook.errors import InputError, NnbookError, ShapeError
 
-
 # -- errors name the layer's path and what fed it -----------------------------------------
 
 def test_conv_channel_mismatch_names_path_values_and_the_layer_before():
@@ -127,14 +126,17 @@ def test_global_avg_pool_keeps_two_trailing_ones():
     x = nb.randn(3, 5, 4, 2)
     out = nn.GlobalAvgPool2d()(x)
     assert out.shape == (3, 5, 1, 1)
-    np.testing.assert_allclose(out.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-6,
-                               atol=1e-6)  # float32 means of 8 values near 0: rounding
+    np.testing.assert_allclose(
+        out.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-6, atol=1e-6
+    )  # float32 means of 8 values near 0: rounding
 
 
 def test_sum_and_concat():
     x = nb.randn(2, 3, 4, 5)
     s = nn.Sum(nn.Identity(), nn.ReLU(), nn.Identity())
-    np.testing.assert_allclose(s(x).detach().numpy(), 2 * x.detach().numpy() + np.maximum(x.detach().numpy(), 0), rtol=1e-6)
+    np.testing.assert_allclose(
+        s(x).detach().numpy(), 2 * x.detach().numpy() + np.maximum(x.detach().numpy(), 0), rtol=1e-6
+    )
     c = nn.Concat(nn.Identity(), nn.Conv2d(3, 2, 1))
     assert c(x).shape == (2, 5, 4, 5) and repr(c).startswith("Concat(\n  dim=1\n  (0)")
     assert nn.Concat(nn.Identity(), nn.Identity(), dim=-1)(x).shape == (2, 3, 4, 10)
@@ -189,7 +191,9 @@ def test_batch_norm_buffers_and_eval_uses_running_statistics():
     assert int(layer.num_batches_tracked.detach().numpy()) == 1
     layer.eval()
     out = layer(x)
-    expected = (x.detach().numpy() - layer.running_mean.detach().numpy()) / np.sqrt(layer.running_var.detach().numpy() + 1e-5)
+    expected = (x.detach().numpy() - layer.running_mean.detach().numpy()) / np.sqrt(
+        layer.running_var.detach().numpy() + 1e-5
+    )
     np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-5)
     assert int(layer.num_batches_tracked.detach().numpy()) == 1  # eval counts nothing
     assert [n for n, _ in layer.named_buffers()] == ["running_mean", "running_var",

@@ -99,7 +99,7 @@ def test_reassigning_and_deleting_keep_the_registry_right():
     del net.head
     assert "head" not in dict(net.named_children())
     with pytest.raises(AttributeError):
-        net.head
+        _ = net.head
     net.head = None  # a plain attribute now
     assert net.head is None
 
@@ -107,9 +107,9 @@ def test_reassigning_and_deleting_keep_the_registry_right():
 def test_misspelt_attribute_suggests_the_close_name():
     net = Net()
     with pytest.raises(AttributeError, match=r"has no attribute 'blok'[\s\S]*did you mean 'block'"):
-        net.blok
+        _ = net.blok
     with pytest.raises(NnbookError, match="its layers: block \\(Block\\), features"):
-        net.featurs
+        _ = net.featurs
     assert not hasattr(net, "_repr_html_")  # front ends probe quietly
 
 
@@ -247,7 +247,9 @@ def test_deepcopy_gives_an_independent_model_with_its_own_names():
     assert [n for n, _ in twin.named_parameters()] == [n for n, _ in net.named_parameters()]
     assert twin.head.weight is not net.head.weight
     assert twin.head.weight.path == "head.weight"
-    np.testing.assert_array_equal(twin.head.weight.detach().numpy(), net.head.weight.detach().numpy())
+    np.testing.assert_array_equal(
+        twin.head.weight.detach().numpy(), net.head.weight.detach().numpy()
+    )
     twin.head.weight.data += 1
     assert not np.array_equal(twin.head.weight.detach().numpy(), net.head.weight.detach().numpy())
 
@@ -319,7 +321,8 @@ def test_unregistered_module_called_in_forward_is_labelled():
     assert helper.seen[-1][-1] == ("<unregistered Probe>", "Probe")
 
 
-# -- the guard (the layer built in forward): no layers or parameters built inside forward ---------------------
+# -- the guard (the layer built in forward): no layers or parameters built inside forward ---
+
 
 class BuildsInForward(nn.Module):
     def forward(self, x):

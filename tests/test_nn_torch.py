@@ -37,8 +37,13 @@ def compare(model, torch_model, x, *, target=None, rtol=1e-5, atol=1e-6, train=T
         np.testing.assert_allclose(p.grad.numpy(), grads_t[name].grad.numpy(), rtol=rtol,
                                    atol=atol, err_msg=name)
     for name, buf in model.named_buffers():
-        np.testing.assert_allclose(buf.detach().numpy(), dict(torch_model.named_buffers())[name].numpy(),
-                                   rtol=rtol, atol=atol, err_msg=name)
+        np.testing.assert_allclose(
+            buf.detach().numpy(),
+            dict(torch_model.named_buffers())[name].numpy(),
+            rtol=rtol,
+            atol=atol,
+            err_msg=name,
+        )
     return out_b
 
 
@@ -181,7 +186,9 @@ def test_init_follows_pytorchs_bounds():
     torch_conv = tnn.Conv2d(6, 300, (3, 2))
     assert np.isclose(torch_conv.weight.detach().abs().max().item(), bound, rtol=0.02)
     nb.manual_seed(0)
-    np.testing.assert_array_equal(nn.Conv2d(6, 300, (3, 2)).weight.detach().numpy(), w)  # reproducible
+    np.testing.assert_array_equal(
+        nn.Conv2d(6, 300, (3, 2)).weight.detach().numpy(), w
+    )  # reproducible
 
 
 def _copy(model):

@@ -3,8 +3,6 @@ nnbook/nn/functional.py: forward against numpy, backward by gradcheck.
 
 Shapes are odd and non-square on purpose; gradients are checked in float64.
 """
-import math
-import warnings
 
 import numpy as np
 import pytest
@@ -12,12 +10,13 @@ import pytest
 import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook.errors import DimError, DTypeError, InputError, ShapeError
+from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
 from nnbook.ops.norm import BatchNorm
 from nnbook.ops.softmax import LogSoftmax, Softmax
-from nnbook.ops.base import Spec
 from nnbook.tensor import apply
+
 
 def t64(rng, *shape, requires_grad=True):
     return nb.tensor(rng.standard_normal(shape), requires_grad=requires_grad)
@@ -121,8 +120,9 @@ def test_softmax_is_stable_for_huge_scores():
     y = F.softmax(x, dim=1).detach().numpy()
     assert np.all(np.isfinite(y))
     np.testing.assert_allclose(y[1], 1 / 3, rtol=1e-6)
-    np.testing.assert_allclose(F.log_softmax(x, 1).detach().numpy()[0], [-1.4076059, -0.4076059, -2.4076059],
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        F.log_softmax(x, 1).detach().numpy()[0], [-1.4076059, -0.4076059, -2.4076059], rtol=1e-5
+    )
 
 
 def test_softmax_keeps_float32_and_takes_a_dtype():
@@ -171,7 +171,11 @@ def test_nll_loss_forward_and_backward(rng, shape, kwargs):
     x = t64(rng, *shape)
     target = labels(rng, 5, *((shape[:1] + shape[2:]) if len(shape) > 1 else ()))
     out = F.nll_loss(x, target, **kwargs)
-    np.testing.assert_allclose(out.detach().numpy(), ref_nll(x.detach().numpy(), target.detach().numpy(), **kwargs), atol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        ref_nll(x.detach().numpy(), target.detach().numpy(), **kwargs),
+        atol=1e-12,
+    )
     assert out.shape == (target.shape if kwargs.get("reduction") == "none" else ())
     check_grad(lambda x: F.nll_loss(x, target, **kwargs), x)
 
@@ -261,7 +265,9 @@ def test_nll_loss_legacy_size_average_and_reduce(rng):
     x, target = t64(rng, 7, 5), labels(rng, 5, 7)
     with pytest.warns(UserWarning, match="use reduction='sum'"):
         out = F.nll_loss(x, target, size_average=False)
-    np.testing.assert_allclose(out.detach().numpy(), F.nll_loss(x, target, reduction="sum").detach().numpy())
+    np.testing.assert_allclose(
+        out.detach().numpy(), F.nll_loss(x, target, reduction="sum").detach().numpy()
+    )
     with pytest.warns(UserWarning, match="use reduction='none'"):
         assert F.nll_loss(x, target, reduce=False).shape == (7,)
 
@@ -284,8 +290,11 @@ def test_cross_entropy_forward_and_backward(rng, shape, kwargs):
     x = t64(rng, *shape)
     target = labels(rng, 5, *(shape[:1] + shape[2:]))
     out = F.cross_entropy(x, target, **kwargs)
-    np.testing.assert_allclose(out.detach().numpy(), ref_cross_entropy(x.detach().numpy(), target.detach().numpy(), **kwargs),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        ref_cross_entropy(x.detach().numpy(), target.detach().numpy(), **kwargs),
+        atol=1e-12,
+    )
     check_grad(lambda x: F.cross_entropy(x, target, **kwargs), x)
 
 
@@ -296,8 +305,9 @@ def test_cross_entropy_equals_nll_of_log_softmax_and_grad_is_p_minus_onehot(rng)
                                                       reduction="sum").detach().numpy())
     fused.backward()
     onehot = np.eye(5)[target.detach().numpy()]
-    np.testing.assert_allclose(x.grad.numpy(), np.exp(ref_log_softmax(x.detach().numpy(), 1)) - onehot,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        x.grad.numpy(), np.exp(ref_log_softmax(x.detach().numpy(), 1)) - onehot, atol=1e-12
+    )
 
 
 def test_cross_entropy_single_sample(rng):
@@ -321,7 +331,9 @@ def test_cross_entropy_with_class_probabilities(rng, kwargs):
     losses = -(q * ref_log_softmax(x.detach().numpy(), 1)).sum(1)
     reduction = kwargs.get("reduction", "mean")
     expected = {"none": losses, "sum": losses.sum(), "mean": losses.mean()}[reduction]
-    np.testing.assert_allclose(F.cross_entropy(x, probs, **kwargs).detach().numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(
+        F.cross_entropy(x, probs, **kwargs).detach().numpy(), expected, atol=1e-12
+    )
     check_grad(lambda x, probs: F.cross_entropy(x, probs, **kwargs), x, probs)
 
 
@@ -356,7 +368,9 @@ def test_mse_loss_forward_and_backward(rng, shape, reduction):
     x, target = t64(rng, *shape), t64(rng, *shape)
     sq = (x.detach().numpy() - target.detach().numpy()) ** 2
     expected = {"none": sq, "sum": sq.sum(), "mean": sq.mean()}[reduction]
-    np.testing.assert_allclose(F.mse_loss(x, target, reduction=reduction).detach().numpy(), expected)
+    np.testing.assert_allclose(
+        F.mse_loss(x, target, reduction=reduction).detach().numpy(), expected
+    )
     check_grad(lambda x, target: F.mse_loss(x, target, reduction=reduction), x, target)
 
 
@@ -365,15 +379,20 @@ def test_weighted_mse_loss(rng, reduction):
     x, target = t64(rng, 7, 5), t64(rng, 7, 5)
     w = nb.tensor(rng.random((7, 5)) + 0.1, requires_grad=True)
     wsq = w.detach().numpy() * (x.detach().numpy() - target.detach().numpy()) ** 2
-    expected = {"none": wsq, "sum": wsq.sum(), "mean": wsq.sum() / w.detach().numpy().sum()}[reduction]
-    np.testing.assert_allclose(F.mse_loss(x, target, reduction=reduction, weight=w).detach().numpy(),
-                               expected)
+    expected = {"none": wsq, "sum": wsq.sum(), "mean": wsq.sum() / w.detach().numpy().sum()}[
+        reduction
+    ]
+    np.testing.assert_allclose(
+        F.mse_loss(x, target, reduction=reduction, weight=w).detach().numpy(), expected
+    )
     check_grad(lambda x, t, w: F.mse_loss(x, t, reduction=reduction, weight=w), x, target, w)
 
 
 def test_mse_loss_accepts_a_numpy_target(rng):
     x, target = t64(rng, 7, 5), rng.standard_normal((7, 5))
-    np.testing.assert_allclose(F.mse_loss(x, target).item(), ((x.detach().numpy() - target) ** 2).mean())
+    np.testing.assert_allclose(
+        F.mse_loss(x, target).item(), ((x.detach().numpy() - target) ** 2).mean()
+    )
 
 
 def test_mse_loss_refuses_to_broadcast(rng):
@@ -423,8 +442,13 @@ def test_batch_norm_training_forward_and_running_stats(rng, shape):
     axes = (0,) + tuple(range(2, x.ndim))
     mean, var = x.detach().numpy().mean(axis=axes), x.detach().numpy().var(axis=axes)
     n = x.detach().numpy().size // shape[1]
-    np.testing.assert_allclose(out.detach().numpy(), ref_batch_norm(x.detach().numpy(), mean, var, weight.detach().numpy(),
-                                                        bias.detach().numpy(), 1e-3), atol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        ref_batch_norm(
+            x.detach().numpy(), mean, var, weight.detach().numpy(), bias.detach().numpy(), 1e-3
+        ),
+        atol=1e-12,
+    )
     np.testing.assert_allclose(rm.detach().numpy(), 0.7 * rm0 + 0.3 * mean)
     np.testing.assert_allclose(rv.detach().numpy(), 0.7 * rv0 + 0.3 * var * n / (n - 1))  # unbiased
 
@@ -436,8 +460,12 @@ def test_batch_norm_eval_uses_running_stats(rng, shape):
     rm, rv = rng.standard_normal(shape[1]), rng.random(shape[1]) + 0.5
     before = rm.copy()
     out = F.batch_norm(x, rm, rv, weight, bias, training=False)
-    np.testing.assert_allclose(out.detach().numpy(), ref_batch_norm(x.detach().numpy(), rm, rv, weight.detach().numpy(), bias.detach().numpy(),
-                                                        1e-5))
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        ref_batch_norm(
+            x.detach().numpy(), rm, rv, weight.detach().numpy(), bias.detach().numpy(), 1e-5
+        ),
+    )
     np.testing.assert_array_equal(rm, before)
 
 
@@ -454,7 +482,9 @@ def test_batch_norm_without_affine_parameters_or_running_stats(rng):
     x = t64(rng, 7, 5)
     out = F.batch_norm(x, None, None, training=True)
     np.testing.assert_allclose(out.detach().numpy().mean(0), 0, atol=1e-12)
-    np.testing.assert_allclose(out.detach().numpy().var(0), 1 / (1 + 1e-5 / x.detach().numpy().var(0)), rtol=1e-9)
+    np.testing.assert_allclose(
+        out.detach().numpy().var(0), 1 / (1 + 1e-5 / x.detach().numpy().var(0)), rtol=1e-9
+    )
     check_grad(lambda x: F.batch_norm(x, None, None, training=True), x)
     weight, bias = bn_params(rng, 5)
     check_grad(lambda x, w: F.batch_norm(x, None, None, w, training=True), x, weight)
@@ -538,7 +568,9 @@ def test_dropout_is_repeatable_with_manual_seed_and_backward_uses_the_mask(rng):
 
 def test_dropout_identity_in_eval_and_p_zero_and_zeros_for_p_one(rng):
     x = t64(rng, 7, 5)
-    np.testing.assert_array_equal(F.dropout(x, 0.5, training=False).detach().numpy(), x.detach().numpy())
+    np.testing.assert_array_equal(
+        F.dropout(x, 0.5, training=False).detach().numpy(), x.detach().numpy()
+    )
     np.testing.assert_array_equal(F.dropout(x, 0.0).detach().numpy(), x.detach().numpy())
     y = F.dropout(x, 1.0)
     assert np.all(y.detach().numpy() == 0)
@@ -599,11 +631,18 @@ def test_shape_rule_reports_errors_without_data():
 
 def test_linear_and_activations(rng):
     x, w, b = t64(rng, 7, 5), t64(rng, 3, 5), t64(rng, 3)
-    np.testing.assert_allclose(F.linear(x, w, b).detach().numpy(), x.detach().numpy() @ w.detach().numpy().T + b.detach().numpy())
-    np.testing.assert_allclose(F.linear(x, w).detach().numpy(), x.detach().numpy() @ w.detach().numpy().T)
+    np.testing.assert_allclose(
+        F.linear(x, w, b).detach().numpy(),
+        x.detach().numpy() @ w.detach().numpy().T + b.detach().numpy(),
+    )
+    np.testing.assert_allclose(
+        F.linear(x, w).detach().numpy(), x.detach().numpy() @ w.detach().numpy().T
+    )
     check_grad(lambda x, w, b: F.linear(x, w, b), x, w, b)
     np.testing.assert_allclose(F.relu(x).detach().numpy(), np.maximum(x.detach().numpy(), 0))
-    np.testing.assert_allclose(F.relu(x, inplace=True).detach().numpy(), np.maximum(x.detach().numpy(), 0))
+    np.testing.assert_allclose(
+        F.relu(x, inplace=True).detach().numpy(), np.maximum(x.detach().numpy(), 0)
+    )
     np.testing.assert_allclose(F.sigmoid(x).detach().numpy(), 1 / (1 + np.exp(-x.detach().numpy())))
     np.testing.assert_allclose(F.tanh(x).detach().numpy(), np.tanh(x.detach().numpy()))
 
@@ -637,7 +676,9 @@ def test_non_constant_pad(rng, mode, np_mode, shape, pad):
     widths = [(0, 0)] * len(shape)
     for i in range(len(pad) // 2):
         widths[len(shape) - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    np.testing.assert_allclose(F.pad(x, pad, mode=mode).detach().numpy(), np.pad(x.detach().numpy(), widths, np_mode))
+    np.testing.assert_allclose(
+        F.pad(x, pad, mode=mode).detach().numpy(), np.pad(x.detach().numpy(), widths, np_mode)
+    )
     check_grad(lambda x: F.pad(x, pad, mode=mode), x)
 
 

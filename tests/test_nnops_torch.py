@@ -188,7 +188,7 @@ def test_batch_norm_running_stats_and_eval_match_torch(shape, momentum):
     rmt, rvt = torch.zeros(channels, dtype=torch.float64), torch.ones(channels, dtype=torch.float64)
     w, wt = pair(rng.standard_normal(channels))
     b, bt = pair(rng.standard_normal(channels))
-    for step in range(4):  # training steps: outputs, gradients and running statistics
+    for _step in range(4):  # training steps: outputs, gradients and running statistics
         x, xt = pair(rng.standard_normal(shape) * 2 + 1)
         w.grad = b.grad = wt.grad = bt.grad = None
         y = F.batch_norm(x, rm, rv, w, b, training=True, momentum=momentum, eps=1e-4)

@@ -52,7 +52,8 @@ def messy_notebook():
             "title": "kept",
         },
         "cells": [
-            {"cell_type": "markdown", "metadata": {"collapsed": True}, "source": ["# Hi\n", "there"]},
+            {"cell_type": "markdown", "metadata": {"collapsed": True},
+             "source": ["# Hi\n", "there"]},
             {"cell_type": "code", "execution_count": 7, "metadata": dict(TIMING, scrolled=True),
              "source": "print(1)\nprint(2)",
              "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]},

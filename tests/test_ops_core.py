@@ -6,6 +6,7 @@ import nnbook as nb
 from nnbook.errors import DimError, DTypeError, ShapeError
 from nnbook.ops import Spec
 
+
 def t64(rng, *shape, positive=False, requires_grad=True):
     data = rng.standard_normal(shape)
     if positive:
@@ -21,7 +22,13 @@ BINARY = [
     ("div", lambda a, b: a / b, np.divide),
     ("pow", lambda a, b: a ** b, np.power),
 ]
-BROADCAST_PAIRS = [((7, 5), (7, 5)), ((7, 5), (5,)), ((4, 1, 3), (5, 1)), ((1,), (9, 4)), ((), (3, 2))]
+BROADCAST_PAIRS = [
+    ((7, 5), (7, 5)),
+    ((7, 5), (5,)),
+    ((4, 1, 3), (5, 1)),
+    ((1,), (9, 4)),
+    ((), (3, 2)),
+]
 
 
 @pytest.mark.parametrize("name,fn,ref", BINARY, ids=[b[0] for b in BINARY])
@@ -29,7 +36,9 @@ BROADCAST_PAIRS = [((7, 5), (7, 5)), ((7, 5), (5,)), ((4, 1, 3), (5, 1)), ((1,),
 def test_binary_forward_and_gradcheck(rng, name, fn, ref, shapes):
     a = t64(rng, *shapes[0], positive=name == "pow")
     b = t64(rng, *shapes[1], positive=name in ("div", "pow"))
-    np.testing.assert_allclose(fn(a, b).detach().numpy(), ref(a.detach().numpy(), b.detach().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(
+        fn(a, b).detach().numpy(), ref(a.detach().numpy(), b.detach().numpy()), rtol=1e-12
+    )
     assert nb.gradcheck(fn, (a, b))
 
 
@@ -80,8 +89,12 @@ def test_reductions(rng, op, dim, keepdim):
 def test_max_along_dim_returns_values_and_indices(rng, dim, keepdim):
     x = t64(rng, 7, 5, 3)
     values, indices = x.max(dim=dim, keepdim=keepdim)
-    np.testing.assert_array_equal(values.detach().numpy(), x.detach().numpy().max(axis=dim, keepdims=keepdim))
-    np.testing.assert_array_equal(indices.detach().numpy(), x.detach().numpy().argmax(axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(
+        values.detach().numpy(), x.detach().numpy().max(axis=dim, keepdims=keepdim)
+    )
+    np.testing.assert_array_equal(
+        indices.detach().numpy(), x.detach().numpy().argmax(axis=dim, keepdims=keepdim)
+    )
     assert indices.dtype == np.int64
     assert nb.gradcheck(lambda x: x.max(dim=dim, keepdim=keepdim).values, (x,))
 
@@ -110,12 +123,24 @@ def test_mean_of_integers_is_refused():
         nb.tensor([1, 2]).mean()
 
 
-@pytest.mark.parametrize("sa,sb", [((7, 5), (5, 3)), ((5,), (5, 3)), ((7, 5), (5,)), ((5,), (5,)),
-                                   ((2, 7, 5), (5, 3)), ((4, 1, 7, 5), (3, 5, 2)), ((7, 5), (2, 5, 3))])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((7, 5), (5, 3)),
+        ((5,), (5, 3)),
+        ((7, 5), (5,)),
+        ((5,), (5,)),
+        ((2, 7, 5), (5, 3)),
+        ((4, 1, 7, 5), (3, 5, 2)),
+        ((7, 5), (2, 5, 3)),
+    ],
+)
 def test_matmul_shapes_and_gradients(rng, sa, sb):
     a, b = t64(rng, *sa), t64(rng, *sb)
     out = a @ b
-    np.testing.assert_allclose(out.detach().numpy(), np.matmul(a.detach().numpy(), b.detach().numpy()), rtol=1e-12)
+    np.testing.assert_allclose(
+        out.detach().numpy(), np.matmul(a.detach().numpy(), b.detach().numpy()), rtol=1e-12
+    )
     assert out.shape == nb.ops.linalg.Matmul().infer(Spec(sa), Spec(sb))
     assert nb.gradcheck(lambda a, b: a @ b, (a, b))
 
@@ -134,8 +159,12 @@ def test_broadcast_error_names_the_axis():
 @pytest.mark.parametrize("shape", [(35,), (5, 7), (-1, 5), (7, 1, 5), (5, -1, 1)])
 def test_reshape(rng, shape):
     x = t64(rng, 7, 5)
-    np.testing.assert_array_equal(x.reshape(shape).detach().numpy(), x.detach().numpy().reshape(shape))
-    assert nb.gradcheck(lambda x: x.reshape(*shape) * nb.arange(35, dtype=nb.float64).reshape(shape), (x,))
+    np.testing.assert_array_equal(
+        x.reshape(shape).detach().numpy(), x.detach().numpy().reshape(shape)
+    )
+    assert nb.gradcheck(
+        lambda x: x.reshape(*shape) * nb.arange(35, dtype=nb.float64).reshape(shape), (x,)
+    )
 
 
 def test_reshape_errors():
@@ -158,14 +187,18 @@ def test_view_flatten_unsqueeze_squeeze(rng):
 @pytest.mark.parametrize("dims", [(1, 0, 2), (2, 0, 1), (-1, -2, -3)])
 def test_permute(rng, dims):
     x = t64(rng, 4, 7, 5)
-    np.testing.assert_array_equal(x.permute(*dims).detach().numpy(), np.transpose(x.detach().numpy(), dims))
+    np.testing.assert_array_equal(
+        x.permute(*dims).detach().numpy(), np.transpose(x.detach().numpy(), dims)
+    )
     w = t64(rng, *np.transpose(x.detach().numpy(), dims).shape, requires_grad=False)
     assert nb.gradcheck(lambda x: x.permute(dims) * w, (x,))
 
 
 def test_transpose_and_T(rng):
     x = t64(rng, 4, 7, 5)
-    np.testing.assert_array_equal(x.transpose(0, 2).detach().numpy(), np.swapaxes(x.detach().numpy(), 0, 2))
+    np.testing.assert_array_equal(
+        x.transpose(0, 2).detach().numpy(), np.swapaxes(x.detach().numpy(), 0, 2)
+    )
     np.testing.assert_array_equal(t64(rng, 7, 5).T.detach().numpy().shape, (5, 7))
     with pytest.raises(ShapeError, match="not a permutation"):
         x.permute(0, 1)
@@ -189,7 +222,9 @@ def test_negative_slice_steps_are_refused_as_in_pytorch(rng):
 def test_indexing_with_mask_and_tensor(rng):
     x = t64(rng, 7, 5)
     mask = x > 0
-    np.testing.assert_array_equal(x[mask].detach().numpy(), x.detach().numpy()[x.detach().numpy() > 0])
+    np.testing.assert_array_equal(
+        x[mask].detach().numpy(), x.detach().numpy()[x.detach().numpy() > 0]
+    )
     idx = nb.tensor([1, 1, 3])
     x[idx].sum().backward()
     assert x.grad.numpy()[1].sum() == 10 and x.grad.numpy()[3].sum() == 5  # picked twice
@@ -204,7 +239,10 @@ def test_index_out_of_range():
 
 def test_cat_and_stack(rng):
     a, b = t64(rng, 2, 5, 3), t64(rng, 2, 4, 3)
-    np.testing.assert_array_equal(nb.cat([a, b], dim=1).detach().numpy(), np.concatenate([a.detach().numpy(), b.detach().numpy()], 1))
+    np.testing.assert_array_equal(
+        nb.cat([a, b], dim=1).detach().numpy(),
+        np.concatenate([a.detach().numpy(), b.detach().numpy()], 1),
+    )
     assert nb.gradcheck(lambda a, b: nb.cat([a, b], dim=1) ** 2, (a, b))
     c, d = t64(rng, 7, 5), t64(rng, 7, 5)
     assert nb.stack([c, d], dim=1).shape == (7, 2, 5)

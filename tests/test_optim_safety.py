@@ -9,8 +9,14 @@ import pytest
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.errors import (ArgumentError, CheckpointError, DTypeError, InputError,
-                           NnbookError, ShapeError)
+from nnbook.errors import (
+    ArgumentError,
+    CheckpointError,
+    DTypeError,
+    InputError,
+    NnbookError,
+    ShapeError,
+)
 from nnbook.optim import SGD, Adam
 
 NAN, INF = float("nan"), float("inf")

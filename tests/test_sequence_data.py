@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.data import (IGNORE, addition_task, char_dataset, copy_task, reverse_task,
-                         sort_task, words)
+from nnbook.data import (
+    IGNORE,
+    addition_task,
+    char_dataset,
+    copy_task,
+    reverse_task,
+    sort_task,
+    words,
+)
 from nnbook.errors import InputError
 from nnbook.sequence_data import CODAS, ONSETS, VOWELS
 
@@ -38,7 +45,10 @@ def test_char_dataset_shifts_by_one_and_ends_with_the_stop():
     x, y, alphabet = char_dataset(["bra", "ousk", "e"])
     assert alphabet[0] == "." and sorted(alphabet[1:]) == list(alphabet[1:])
     assert x.shape == y.shape == (3, 5) and x.dtype == y.dtype == np.int64
-    text = lambda row: "".join(alphabet[i] for i in row if i != IGNORE)
+
+    def text(row):
+        return "".join(alphabet[i] for i in row if i != IGNORE)
+
     assert [text(r) for r in x] == [".bra.", ".ousk", ".e..."]    # '.' start, then padding
     assert [text(r) for r in y] == ["bra.", "ousk.", "e."]
     assert y[0, 4] == IGNORE and y[2, 2:].tolist() == [IGNORE] * 3

@@ -81,7 +81,9 @@ def test_backward_of_non_scalar_needs_gradient():
 
 def test_backward_gradient_of_wrong_shape_is_refused():
     y = nb.ones(2, 3, requires_grad=True) * 2
-    with pytest.raises(BackwardError, match=r"has shape \(3, 2\) but the tensor has shape \(2, 3\)"):
+    with pytest.raises(
+        BackwardError, match=r"has shape \(3, 2\) but the tensor has shape \(2, 3\)"
+    ):
         y.backward(np.ones((3, 2)))
 
 

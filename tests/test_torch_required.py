@@ -5,7 +5,9 @@ import pytest
 
 CONFTEST = (Path(__file__).parent / "conftest.py").read_text()
 HIDE_TORCH = '\nimport sys\nsys.modules["torch"] = None  # `import torch` now raises ImportError\n'
-MODULE_SKIP = 'import pytest\ntorch = pytest.importorskip("torch")\n\ndef test_oracle():\n    pass\n'
+MODULE_SKIP = (
+    'import pytest\ntorch = pytest.importorskip("torch")\n\ndef test_oracle():\n    pass\n'
+)
 MARKED = ('import pytest\n\n@pytest.mark.torch\ndef test_marked():\n    pass\n\n'
           'def test_plain():\n    pass\n')
 

@@ -8,10 +8,11 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-from nnbook.widgets import OptimizerPlayground  # noqa: E402
-import nnbook as nb  # noqa: E402
-from nnbook.widgets.optimizer_playground import GRADIENTS, SURFACES, optimizer_path  # noqa: E402
 from shared import PNG_MAGIC, shown, split_floats  # noqa: E402
+
+import nnbook as nb  # noqa: E402
+from nnbook.widgets import OptimizerPlayground  # noqa: E402
+from nnbook.widgets.optimizer_playground import GRADIENTS, SURFACES, optimizer_path  # noqa: E402
 
 
 @pytest.mark.parametrize("surface", sorted(SURFACES))

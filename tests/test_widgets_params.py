@@ -9,10 +9,11 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
+from shared import PNG_MAGIC, shown, split_floats, xception_block  # noqa: E402
+
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.widgets import BackwardStepper, GradientFlow, ParameterExplorer  # noqa: E402
-from shared import PNG_MAGIC, xception_block, shown, split_floats  # noqa: E402
 
 
 def check_fallback(widget):
@@ -377,6 +378,7 @@ def test_gradient_flow_colours_bars_by_layer_kind_and_explains_them():
     flow.record()
     ax = flow.figure.axes[0]
     from matplotlib.colors import to_hex
+
     from nnbook.widgets.palette import LAYER_KIND_COLORS
     colours = [to_hex(p.get_facecolor()) for p in ax.patches[:3]]
     assert colours == [LAYER_KIND_COLORS[k] for k in ("Linear", "BatchNorm", "Linear")]

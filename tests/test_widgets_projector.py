@@ -8,8 +8,14 @@ pytest.importorskip("ipywidgets")
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.widgets import (BackwardStepper, ConvArithmetic, GradientFlow,  # noqa: E402
-                            OptimizerPlayground, ParameterExplorer, ShapeStepper)
+from nnbook.widgets import (  # noqa: E402
+    BackwardStepper,
+    ConvArithmetic,
+    GradientFlow,
+    OptimizerPlayground,
+    ParameterExplorer,
+    ShapeStepper,
+)
 
 
 def png_width(png: bytes) -> int:

@@ -10,12 +10,12 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from matplotlib.image import imread  # noqa: E402
+from shared import PNG_MAGIC, shown, split_floats  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.errors import InputError, NnbookError, ShapeError  # noqa: E402
 from nnbook.widgets import AttentionViewer, ShapeStepper, TimeGradientFlow  # noqa: E402
-from shared import PNG_MAGIC, shown, split_floats  # noqa: E402
 
 TOKENS = "the cat sat on a warm mat".split()   # 7 tokens, 'the' and 'a' both articles
 

@@ -8,13 +8,13 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from matplotlib.collections import PatchCollection  # noqa: E402
+from shared import PNG_MAGIC, shown, xception_block  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.inspect.conv_geometry import receptive_field  # noqa: E402
 from nnbook.widgets import ConvArithmetic, ShapeStepper  # noqa: E402
 from nnbook.widgets.draw.shapes import ERROR  # noqa: E402
-from shared import PNG_MAGIC, xception_block, shown  # noqa: E402
 
 
 def broken_xception_block():

@@ -3,7 +3,7 @@
 
     python3 tools/normalize_notebooks.py [PATH ...]            # normalise in place
     python3 tools/normalize_notebooks.py --check [PATH ...]    # exit 1 naming those that aren't
-    python3 tools/normalize_notebooks.py --execute [PATH ...]  # re-run with nbclient, then normalise
+    python3 tools/normalize_notebooks.py --execute [PATH ...]  # re-run (nbclient), normalise
 
 PATH is a notebook or a folder of them (default: notebooks/). Normalising and checking use
 only the standard library; --execute needs nbformat, nbclient and ipykernel (the `test`
@@ -128,7 +128,8 @@ def normalize(nb: dict, patterns=None) -> dict:
     if nb.get("nbformat") != NBFORMAT:
         raise ValueError(f"only nbformat {NBFORMAT} notebooks are supported, "
                          f"got nbformat {nb.get('nbformat')}")
-    metadata = {"kernelspec": dict(KERNELSPEC), "language_info": json.loads(json.dumps(LANGUAGE_INFO))}
+    metadata = {"kernelspec": dict(KERNELSPEC),
+                "language_info": json.loads(json.dumps(LANGUAGE_INFO))}
     for key in NOTEBOOK_METADATA_KEPT:
         if key in nb.get("metadata", {}):
             metadata[key] = nb["metadata"][key]
@@ -214,8 +215,10 @@ def find_notebooks(paths) -> list[Path]:
 def not_normalized(paths, patterns=None) -> list[Path]:
     """The notebooks among `paths` whose files are not exactly as normalising would write them."""
     patterns = load_sanitize_patterns() if patterns is None else patterns
-    return [p for p in find_notebooks(paths)
-            if p.read_text(encoding="utf-8") != normalized_text(p.read_text(encoding="utf-8"), patterns)]
+    def stale(p):
+        text = p.read_text(encoding="utf-8")
+        return text != normalized_text(text, patterns)
+    return [p for p in find_notebooks(paths) if stale(p)]
 
 
 def normalize_file(path: Path, patterns=None) -> bool:

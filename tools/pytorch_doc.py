@@ -22,8 +22,9 @@ def _cell(text: str) -> str:
 
 def render() -> str:
     sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
-    from nnbook import compat, unsupported
     import pytorch_coverage
+
+    from nnbook import compat, unsupported
 
     groups = pytorch_coverage.coverage()
     out = ["# nnbook for PyTorch users", "",

@@ -6,7 +6,7 @@ import contextlib
 import numpy as np
 
 from .. import context
-from ..errors import AnomalyError, describe_frame, message, user_site
+from ..errors import AnomalyError, describe_frame, message
 
 _HINTS = {
     "log": "log(0) is -inf and log of a negative number is NaN: add a small epsilon, or use "

@@ -27,8 +27,17 @@ import inspect
 import numpy as np
 
 from .. import context
-from ..errors import (ContractError, InputError, SignatureError, TeachingWarning, describe_frame,
-                      fmt_shape, message, user_site, warn_from_user_code)
+from ..errors import (
+    ContractError,
+    InputError,
+    SignatureError,
+    TeachingWarning,
+    describe_frame,
+    fmt_shape,
+    message,
+    user_site,
+    warn_from_user_code,
+)
 from ..ops.base import Op
 from ..tensor import Tensor, _wrap, apply
 from .engine import unbroadcast
@@ -234,8 +243,9 @@ class CustomRule(Op):
         self.teach = teach
         self.tensor_positions = [i for i, a in enumerate(args) if _is_tensor(a)]
         small = sum(args[i]._array.size for i in self.tensor_positions) <= TEACHING_MAX_ELEMENTS
+        checking = teach and small and _teaching and rule_key not in _checked
         self.teach_inputs = ([args[i]._array.copy() for i in self.tensor_positions]
-                             if teach and small and _teaching and rule_key not in _checked else None)
+                             if checking else None)
 
     def infer(self, *inputs):
         return self.packed.shape

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 
-
 from ..errors import ArgumentError, SignatureError, message
 from ..tensor import Tensor
 from .custom import definition_site, positional_names, run_custom

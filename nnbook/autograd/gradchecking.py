@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import GradcheckError, InputError, fmt_shape, message
 from ..context import no_grad
+from ..errors import GradcheckError, InputError, fmt_shape, message
 from ..tensor import Tensor, _wrap
 from .custom import positional_names, teaching_mode
 from .numerical import diagnose, numerical_vjp

@@ -13,7 +13,6 @@ import numpy as np
 import nnbook as nb
 from nnbook import nn
 
-
 # -- 1. Swish as a Function --------------------------------------------------------
 
 class Swish(nb.autograd.Function):

@@ -12,8 +12,20 @@ from .. import nn
 from ..autograd import Function
 from ..errors import fmt_shape
 from ..tensor import Tensor, _wrap
-from .harness import (_GENERIC_UNFINISHED, SEED, _arg_names, _attempt, _check_forward,
-                      _check_gradients, _fresh, _Leaf, _make_args, _name, _quiet, _seeded)
+from .harness import (
+    _GENERIC_UNFINISHED,
+    SEED,
+    _arg_names,
+    _attempt,
+    _check_forward,
+    _check_gradients,
+    _fresh,
+    _Leaf,
+    _make_args,
+    _name,
+    _quiet,
+    _seeded,
+)
 from .results import CheckResult, _Checks, _count
 
 

@@ -7,6 +7,7 @@ Every check in ``general`` is built from these pieces; each adds ✓, ✗ or …
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import traceback
@@ -18,8 +19,8 @@ import numpy as np
 from ..autograd import teaching_mode
 from ..autograd.custom import positional_names
 from ..autograd.numerical import constant_factor, numerical_vjp
-from ..errors import ContractError, NnbookError, describe_frame, fmt_shape
 from ..context import no_grad
+from ..errors import ContractError, NnbookError, describe_frame, fmt_shape
 from ..random import default_generator
 from ..tensor import Tensor, _wrap
 from .results import _Checks
@@ -364,7 +365,7 @@ def _swapped_pairs(leaves, grads, numericals) -> dict:
         return a is not None and a.shape == b.shape and \
             np.allclose(a, b, rtol=RTOL, atol=ATOL)
     found = {}
-    for i, j in ((i, j) for i in range(len(leaves)) for j in range(i + 1, len(leaves))):
+    for i, j in itertools.combinations(range(len(leaves)), 2):  # each pair i < j once
         gi, gj, ni, nj = grads[i], grads[j], numericals[i], numericals[j]
         if near(gi, nj) and near(gj, ni) and not near(gi, ni):
             found[leaves[i].name], found[leaves[j].name] = leaves[j].name, leaves[i].name

@@ -10,12 +10,28 @@
 * :func:`attention_shapes` -- each step of multi-head attention with its shape rule;
 * :func:`record_attention` -- the attention weights of every attention layer in a pass.
 """
-from .records import (BackwardStep, BackwardTrace, GradientHistory, GradStats, ModuleCall,
-                      OpNode, Recording, gradient_stats, record, trace_backward)
-from .attention import (AttentionMap, AttentionRecord, AttentionShapes, AttentionShapeStep,
-                        attention_shapes, record_attention)
+from .attention import (
+    AttentionMap,
+    AttentionRecord,
+    AttentionShapes,
+    AttentionShapeStep,
+    attention_shapes,
+    record_attention,
+)
 from .conv_geometry import conv_geometry, group_connections, receptive_field
 from .params import ParameterReport, parameter_report
+from .records import (
+    BackwardStep,
+    BackwardTrace,
+    GradientHistory,
+    GradStats,
+    ModuleCall,
+    OpNode,
+    Recording,
+    gradient_stats,
+    record,
+    trace_backward,
+)
 from .shapes import ShapeStep, ShapeTrace, infer_shapes
 from .summary import Summary, SummaryRow, summary
 from .time_gradients import TimeGradients, gradients_over_time

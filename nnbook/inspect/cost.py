@@ -8,8 +8,8 @@ def mult_adds(op, inputs, out_shape) -> int:
     """Multiply-adds ``op`` spends on inputs of these shapes (0 for cheap ops).
 
     A convolution does C_in/groups * kh * kw of them per output element, a linear
-    layer in_features per output element, a matrix product k per output element, a recurrence H per gate per step
-    (the input's share of the gates is a linear op of its own).
+    layer in_features per output element, a matrix product k per output element, a
+    recurrence H per gate per step (the input's share of the gates is a linear op of its own).
     """
     name = op.name
     out = math.prod(out_shape)

@@ -207,7 +207,7 @@ def parameter_report(model, optimizer=None) -> ParameterReport:
     backward_seen = any(t.grad is not None for t in everything)
 
     rows, seen = [], set()
-    for module_path, name, t, kind in model_tensors:
+    for module_path, _name, t, kind in model_tensors:
         if id(t) in seen:
             continue
         seen.add(id(t))

@@ -20,10 +20,9 @@ import numpy as np
 
 from .. import context
 from ..autograd import engine
-from ..errors import describe_frame, fmt_shape, user_site
+from ..errors import describe_frame, fmt_shape
 from ..tensor import Tensor, gradients
 from .shapes import check_model
-
 
 # --------------------------------------------------------------------------
 # The records
@@ -127,7 +126,8 @@ class BackwardTrace:
         return next(n for n in self.graph if n.id == node_id)
 
     def __str__(self):
-        lines = [f"backward through {len(self.graph)} op(s), in the engine's order (step 1 runs first):"]
+        lines = [f"backward through {len(self.graph)} op(s), in the engine's order "
+                 "(step 1 runs first):"]
         for s in self.steps:
             norms = ", ".join("--" if n is None else f"{n:.3g}" for n in s.grad_norms)
             where = f" in {s.layer}" if s.layer else ""

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ShapeError, fmt_shape
 from .. import dtypes
+from ..errors import ShapeError, fmt_shape
 from .shapes import ShapeTrace, input_dtype, trace_shapes
 
 

@@ -19,7 +19,6 @@ from ..ops.windows import out_length
 from . import depthwise, im2col, pointwise
 from .planes import Geometry
 
-
 PATHS = {"pointwise": pointwise, "depthwise": depthwise, "im2col": im2col}
 
 

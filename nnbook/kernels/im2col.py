@@ -54,7 +54,7 @@ def forward(geometry, x, weight, bias):
 
 def backward(geometry, grad_out, x_shape, x, weight, need_x, need_w):
     g, (ho, wo) = geometry.groups, geometry.out_hw
-    (n, c_out), (kh, kw) = grad_out.shape[:2], geometry.kernel
+    c_out, (kh, kw) = grad_out.shape[1], geometry.kernel
     w_rows = weight_rows(weight, g)                                # (G, O/G, K)
     grad_x = np.empty(x_shape, grad_out.dtype) if need_x else None
     per_block = {}  # block index -> its share of dL/dW, (G, K, O/G)

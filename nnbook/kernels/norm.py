@@ -18,7 +18,6 @@ from ..ops.norm import BatchNorm
 from .scratch import scratch
 from .threads import over_blocks
 
-
 BLOCK_VALUES = 1 << 16  # a block of samples: ~256 KB in float32, made in the cache
 
 

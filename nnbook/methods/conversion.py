@@ -18,7 +18,7 @@ class Conversion:
 
     __slots__ = ()
 
-    def to(self, *args, **kwargs) -> "Tensor":
+    def to(self, *args, **kwargs):
         """``to(dtype)``, ``to(device)``, ``to(other)`` or ``to(device, dtype)``: a converted
         tensor (this one when nothing changes); only the CPU is a device here."""
         dtype = kwargs.pop("dtype", None)

@@ -9,9 +9,8 @@ import numpy as np
 
 from .. import context
 from ..errors import ArgumentError, InputError, message
-from ..ops import cumulative
+from ..ops import cumulative, reduce, statistics
 from ..ops import elementwise as ew
-from ..ops import reduce, statistics
 from ..ops.selection import Gather
 from .selection import order_of
 

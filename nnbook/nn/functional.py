@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from ..errors import InputError, ShapeError, fmt_shape
+from ..functions import einsum
 from ..ops.base import channels_hint
 from ..ops.class_targets import OneHot
 from ..ops.dropout import Dropout
@@ -23,27 +24,66 @@ from ..ops.losses import CrossEntropy, MseLoss, NllLoss
 from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
 from ..ops.softmax import LogSoftmax, Softmax
-from ..functions import einsum
 from ..random import numpy_generator
 from ..tensor import Tensor, _wrap, apply
-from .arguments import LegacyReductionWarning, _array, _data, _fail, _tensor, \
-    legacy_reduction  # noqa: F401 (LegacyReductionWarning: part of this module's names)
 
 # The families in files of their own, each listing its names in its __all__:
-from . import functional_activations, functional_attention, functional_distance, \
-    functional_dropout, functional_losses, functional_norms
-from .functional_activations import (celu, elu, gelu, hardsigmoid, hardswish,
-                                     hardtanh, leaky_relu, logsigmoid, mish, prelu, relu6,
-                                     selu, silu, softmin, softsign, tanhshrink, threshold)
+from . import (
+    functional_activations,
+    functional_attention,
+    functional_distance,
+    functional_dropout,
+    functional_losses,
+    functional_norms,
+)
+from .arguments import (
+    LegacyReductionWarning,  # part of this module's names
+    _array,
+    _data,
+    _fail,
+    _tensor,
+    legacy_reduction,
+)
+from .functional_activations import (
+    celu,
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    selu,
+    silu,
+    softmin,
+    softsign,
+    tanhshrink,
+    threshold,
+)
 from .functional_attention import scaled_dot_product_attention
 from .functional_distance import cosine_similarity, normalize, pairwise_distance
-from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
-                                 feature_alpha_dropout)
-from .functional_losses import (binary_cross_entropy,
-                                binary_cross_entropy_with_logits, cosine_embedding_loss,
-                                huber_loss, kl_div, l1_loss, margin_ranking_loss,
-                                smooth_l1_loss, triplet_margin_loss)
-from .functional_norms import embedding, group_norm, layer_norm, one_hot
+from .functional_dropout import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from .functional_losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    smooth_l1_loss,
+    triplet_margin_loss,
+)
+from .functional_norms import embedding, group_norm, layer_norm  # one_hot is defined below
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
@@ -299,7 +339,7 @@ def tanh(input):
     return _tensor("tanh", "input", input).tanh()
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: F811 (PyTorch's argument name)
     """log(1 + exp(beta x)) / beta, a smooth relu; x itself where beta x > threshold."""
     return apply(Softplus(beta, threshold), _tensor("softplus", "input", input)._floating())
 

@@ -1,5 +1,5 @@
-"""layer_norm and group_norm (``ops/norm.py``), and the lookups embedding and one_hot
-(``ops/embedding.py``), with PyTorch's arguments."""
+"""layer_norm and group_norm (``ops/norm.py``), and the lookup embedding
+(``ops/embedding.py``), with PyTorch's arguments.  F.one_hot lives in functional.py."""
 from __future__ import annotations
 
 import numbers
@@ -8,13 +8,13 @@ import numpy as np
 
 from .. import context
 from ..context import no_grad
-from ..errors import InputError, fmt_shape, message
-from ..ops.embedding import Embedding, OneHot
+from ..errors import InputError, message
+from ..ops.embedding import Embedding
 from ..ops.norm import GroupNorm, LayerNorm
 from ..tensor import apply
 from .arguments import _fail, _tensor, _where
 
-__all__ = ["layer_norm", "group_norm", "embedding", "one_hot"]
+__all__ = ["layer_norm", "group_norm", "embedding"]
 
 
 def normalized_shape_of(normalized_shape, where: str) -> tuple:
@@ -97,22 +97,3 @@ def _renorm_rows(indices, weight, max_norm, norm_type):
             scale = (max_norm / (norms[big] + 1e-7)).astype(table.dtype)[:, None]
             weight[rows[big]] = table[big] * scale
 
-
-def one_hot(tensor, num_classes=-1):
-    """(*) integer classes -> (*, num_classes) int64, 1 at each class; num_classes=-1 takes
-    the largest value + 1."""
-    fn = "one_hot"
-    tensor = _tensor(fn, "tensor", tensor)
-    if num_classes == -1:
-        if context.shape_only():
-            _fail(fn, "num_classes=-1 reads the largest class in the data, and a shape-only "
-                  "pass has no data.", hint="give num_classes explicitly.")
-        if tensor.numel() == 0:
-            _fail(fn, f"num_classes=-1 needs at least one value to find the largest class, "
-                  f"got an empty tensor of shape {fmt_shape(tensor.shape)}.",
-                  hint="give num_classes explicitly.")
-        num_classes = int(np.asarray(tensor).max()) + 1 if tensor.dtype.kind in "iu" else 1
-    elif not isinstance(num_classes, numbers.Integral) or num_classes < 1:
-        _fail(fn, f"num_classes must be an int >= 1 (or -1), got {num_classes!r}.",
-              hint="num_classes is the number of columns: the classes 0..num_classes-1.")
-    return apply(OneHot(int(num_classes)), tensor)

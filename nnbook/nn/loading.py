@@ -13,6 +13,7 @@ from ..context import no_grad
 from ..errors import CheckpointError, fmt_shape, message
 from ..tensor import _wrap
 
+
 class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns, as PyTorch's does: the keys it could not match."""
 

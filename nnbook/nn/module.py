@@ -15,12 +15,18 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import context, dtypes
+from ..autograd.custom import check_bprop_signature, run_bprop
 from ..context import layer_name
 from ..device import check_device
 from ..device import device as device_type
-from ..errors import (ArgumentError, DTypeError, InputError, NnbookError, message,
-                      warn_from_user_code)
-from ..autograd.custom import check_bprop_signature, run_bprop
+from ..errors import (
+    ArgumentError,
+    DTypeError,
+    InputError,
+    NnbookError,
+    message,
+    warn_from_user_code,
+)
 from ..tensor import Tensor, _wrap
 from . import guard, hooks
 from .lazy import materialize_for_loading
@@ -431,7 +437,8 @@ class Module:
         dtype = dtypes.numpy_dtype(dtype, where)
         if dtype.kind != "f":
             raise DTypeError(message(
-                f"a model's parameters must stay floating point; got dtype {dtypes.of_numpy(dtype).name}.",
+                "a model's parameters must stay floating point; got dtype "
+                f"{dtypes.of_numpy(dtype).name}.",
                 where=where, hint="use nb.float32 or nb.float64."))
         for module in self.modules():  # (fails before the first change without __init__)
             for value in list(module._parameters.values()) + list(module._buffers.values()):

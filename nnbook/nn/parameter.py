@@ -19,9 +19,9 @@ import weakref
 
 import numpy as np
 
-from ..errors import fmt_shape
 from .. import dtypes
 from ..arrays import array_from
+from ..errors import fmt_shape
 from ..tensor import Tensor
 from . import guard
 

@@ -44,7 +44,7 @@ class AdaptiveMaxPool2d(AdaptiveAvgPool2d):  # its arguments, checks and shape r
     def backward(self, grad_out):
         grad_x = np.zeros(self.x_shape, grad_out.dtype)
         lead = np.indices(self.x_shape[:-2])  # every (n, c) index, to pair with a (row, col)
-        for a, (r0, r1) in enumerate(self.rows):
+        for a, (r0, _r1) in enumerate(self.rows):
             for b, (c0, c1) in enumerate(self.cols):
                 first, g = self.first[..., a, b], grad_out[..., a, b]
                 keep = first >= 0

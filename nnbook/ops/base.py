@@ -170,7 +170,6 @@ def _reference_of(cls):
 
 @functools.lru_cache(maxsize=None)
 def _forward_names(cls) -> tuple:
-    import inspect  # only when a picture asks (importing it costs more than the ops)
 
     params = list(inspect.signature(cls.forward).parameters.values())[1:]
     return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY,

@@ -40,7 +40,8 @@ class Dropout(Op):
         if self.p == 1:
             self.mask = np.zeros_like(x)
         else:
-            keep = self.generator.random(x.shape, dtype=np.float32) >= self.p  # kept with probability 1 - p
+            # kept with probability 1 - p
+            keep = self.generator.random(x.shape, dtype=np.float32) >= self.p
             self.mask = keep * x.dtype.type(1 / (1 - self.p))
         return x * self.mask
 

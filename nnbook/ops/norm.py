@@ -227,10 +227,10 @@ class GroupNorm(_Normalize):
                       "the batch dimension: x.unsqueeze(0).")
         channels, groups = x.shape[1], self.num_groups
         if channels % groups:
+            divisor = max(d for d in range(1, min(groups, channels) + 1) if channels % d == 0)
             self.fail(f"expects the {channels} channels to split evenly into num_groups="
                       f"{groups} groups.", values=f"input {fmt_shape(x.shape)}",
-                      hint=f"choose num_groups dividing {channels} (e.g. "
-                      f"{max(d for d in range(1, min(groups, channels) + 1) if channels % d == 0)}).")
+                      hint=f"choose num_groups dividing {channels} (e.g. {divisor}).")
         for what, arr in (("weight", weight), ("bias", bias)):
             if arr is not None and tuple(arr.shape) != (channels,):
                 self.fail(f"{what} must hold one value per channel: shape ({channels},), "

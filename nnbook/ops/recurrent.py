@@ -142,7 +142,7 @@ class LSTMSequence(_Sequence):
 
     @quiet
     def backward(self, grad_out):
-        (hs, cs), size = self.hc, self.h0.shape[-1]
+        hs, cs = self.hc
         c_prev = self.previous(cs, self.c0)
         grad_gates = np.empty_like(self.acts)
         grad_h, grad_c = np.zeros_like(self.h0), np.zeros_like(self.c0)  # from step t+1
@@ -195,7 +195,7 @@ class GRUSequence(_Sequence):
 
     @quiet
     def backward(self, grad_out):
-        hs, rzn, size = self.hs, self.rzn, self.h0.shape[-1]
+        hs, rzn = self.hs, self.rzn
         prev = self.previous(hs, self.h0)
         grad_gx = np.empty_like(rzn)
         grad_gh = np.empty_like(rzn)

@@ -23,8 +23,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..errors import InputError, message, warn_from_user_code
 from ..context import enable_grad, no_grad
+from ..errors import InputError, message, warn_from_user_code
 from ..tensor import Tensor, _wrap
 from .checks import SCHEDULER_KEYS, check_number, check_param, checked_grad, describe
 from .state_dict import check_state_dict, make_state_dict, step_dtype
@@ -175,7 +175,7 @@ class Optimizer:
         """Change ``param`` in place from ``grad`` (an array of its shape and dtype);
         ``state`` holds numpy arrays (the memory of ``self.state[param]``'s Tensors), and
         the arrays added to it become Tensors.  Subclasses define it."""
-        assert False, f"{type(self).__name__} must define _update"
+        raise AssertionError(f"{type(self).__name__} must define _update")
 
     def _warn_no_grad(self, missing: list) -> None:
         new = [p for p in missing if id(p) not in self._warned]
@@ -208,8 +208,8 @@ class Optimizer:
                     "before the next forward); if you did, the loss does not depend on these "
                     "parameters: they were not used in the forward pass.")
         warn_from_user_code(UnusedParameterWarning(message(
-            what, where=f"{name}.step()", values=listed, hint=hint + " (Each parameter is named once.)",
-            line=False)))
+            what, where=f"{name}.step()", values=listed,
+            hint=hint + " (Each parameter is named once.)", line=False)))
 
     # -- state dicts ----------------------------------------------------------------
     def state_dict(self) -> dict:

@@ -20,13 +20,13 @@ except ImportError as err:  # pragma: no cover - exercised in a venv without the
 from ._base import NnbookWidget, figure_png  # noqa: E402
 
 __all__ = ["NnbookWidget", "figure_png"]
-from .shape_stepper import ShapeStepper  # noqa: E402
 from .conv_arithmetic import ConvArithmetic  # noqa: E402
+from .shape_stepper import ShapeStepper  # noqa: E402
 
 __all__ += ["ShapeStepper", "ConvArithmetic"]
-from .parameter_explorer import ParameterExplorer  # noqa: E402
-from .gradient_flow import GradientFlow  # noqa: E402
 from .backward_stepper import BackwardStepper  # noqa: E402
+from .gradient_flow import GradientFlow  # noqa: E402
+from .parameter_explorer import ParameterExplorer  # noqa: E402
 
 __all__ += ["ParameterExplorer", "GradientFlow", "BackwardStepper"]
 from .optimizer_playground import OptimizerPlayground  # noqa: E402

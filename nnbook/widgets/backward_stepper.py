@@ -27,10 +27,10 @@ from ..errors import fmt_shape as _shape
 from ..inspect.records import trace_backward
 from ..inspect.values import value_summary
 from ._base import PNG_DPI, NnbookWidget
-from .palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 from .draw.graph import PastedImage, backward_order, draw_graph, render_node_labels
 from .draw.graph_layout import LAYER_IN, UNIT_IN, graph_layout, is_scalar_trace, signed_text
 from .draw.graph_step import draw_step_panel, step_view
+from .palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 
 PANEL_IN = 5.6   # width of the text panel beside the graph, in inches
 

@@ -14,8 +14,7 @@ import html
 
 import ipywidgets as widgets
 
-from ..inspect.conv_geometry import (conv_geometry, group_connections, receptive_field,
-                                     tap_formulas)
+from ..inspect.conv_geometry import conv_geometry, group_connections, receptive_field, tap_formulas
 from ..ops.base import pair
 from ._base import NnbookWidget
 from .draw.conv import conv_title, draw_conv_grid, draw_conv_text, draw_group_diagram

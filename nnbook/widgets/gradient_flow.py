@@ -28,8 +28,8 @@ from ..inspect.activity import snapshot, update_ratios, watch_activations
 from ..inspect.flow import STATS, flow_range, gradient_flow, is_bias
 from ..inspect.records import GradientHistory
 from ._base import NnbookWidget
-from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, layer_kind
 from .draw.gradients import draw_gradient_bars, empty_flow
+from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, layer_kind
 
 STAT_OPTIONS = (("norm", "norm"), ("mean", "mean"), ("max |grad|", "max_abs"))
 

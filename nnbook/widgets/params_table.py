@@ -11,8 +11,14 @@ import html
 
 from ..errors import fmt_shape
 from ..inspect.param_flags import FLAGS
-from .palette import (FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR, PROBLEM_COLOR,
-                      PROBLEM_TINT)
+from .palette import (
+    FORWARD_COLOR,
+    GRADIENT_COLOR,
+    INFO_COLOR,
+    MUTED_COLOR,
+    PROBLEM_COLOR,
+    PROBLEM_TINT,
+)
 
 _CELL = "padding:2px 10px;text-align:left;"
 _HEADINGS = ("name", "shape", "count", "trainable", "in optimizer", "|grad|", "flags")

@@ -22,9 +22,19 @@ from ..errors import InputError, message
 from ..inspect.attention import AttentionShapes
 from ..inspect.shapes import ShapeStep, ShapeTrace, infer_shapes
 from ._base import NnbookWidget
+from .draw.shapes import (
+    ERROR,
+    INPUT,
+    LAYER,
+    MUTED,
+    OUTPUT,
+    draw_step,
+    draw_step_text,
+    fmt_count,
+    fmt_shape,
+    split_error,
+)
 from .sequence_steps import expand_trace, step_parameters, trace_of_attention
-from .draw.shapes import (ERROR, INPUT, LAYER, MUTED, OUTPUT, draw_step, draw_step_text,
-                          fmt_count, fmt_shape, split_error)
 
 
 def layer_parameters(model, step: ShapeStep) -> list:

@@ -16,7 +16,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from labdriver import CHROMIUM_ARGS, NOTEBOOKS, ROOT, TIMEOUT_MS, Lab, find_chromium, need_tools
 
 HERE = Path(__file__).resolve().parent

@@ -34,7 +34,9 @@ RUN_ALL_TIMEOUT_MS = 240_000  # a whole notebook (06 trains a CNN)
 
 STDERR = '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"]'
 # A widget view a cell shows (a widget inside another one is part of its parent's view).
-WIDGET_VIEW = ".jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output > .jupyter-widgets"
+WIDGET_VIEW = (
+    ".jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output > .jupyter-widgets"
+)
 WIDGET_ERROR = "Error displaying widget"
 # The picture a widget draws into its Output.
 PICTURE = ".widget-output .jp-RenderedImage img"

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from labdriver import Lab, need_tools
 
 HERE = Path(__file__).resolve().parent

@@ -23,9 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from labdriver import (NOTEBOOKS, PICTURE, STDERR, WIDGET_ERROR, WIDGET_VIEW, drive_one_control,
-                       open_notebook, picture_src, prompts, run_all_cells, screenshot_notebook)
+from labdriver import (
+    NOTEBOOKS,
+    PICTURE,
+    STDERR,
+    WIDGET_ERROR,
+    WIDGET_VIEW,
+    drive_one_control,
+    open_notebook,
+    picture_src,
+    prompts,
+    run_all_cells,
+    screenshot_notebook,
+)
 
 NOTEBOOK_PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 WIDGET_NAMES = ("ShapeStepper", "ParameterExplorer", "GradientFlow", "BackwardStepper",

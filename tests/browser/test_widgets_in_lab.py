@@ -16,7 +16,6 @@ import json
 import re
 
 import pytest
-
 from labdriver import NOTEBOOKS, PICTURE, STDERR, WIDGET_VIEW, open_notebook, run_all_cells
 
 # Committed notebooks opened without running: every PNG output in the file must show as an img.

@@ -7,9 +7,10 @@ from nnbook.unsupported import REFUSED, STUB_MODULES, STUB_NAMES
 
 def test_a_single_process_script_that_mentions_ddp_runs():
     # the top of nanoGPT's train.py, run without the RANK variable
-    from nnbook.distributed import destroy_process_group, init_process_group  # noqa: F401
-    from nnbook.nn.parallel import DistributedDataParallel as DDP
     import nnbook.distributed as dist
+    from nnbook.distributed import destroy_process_group, init_process_group  # noqa: F401
+
+    from nnbook.nn.parallel import DistributedDataParallel as DDP
 
     model, ddp = nb.nn.Linear(3, 2), False
     if ddp:

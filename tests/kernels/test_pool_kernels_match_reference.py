@@ -12,8 +12,12 @@ import pytest
 from kernel_check import kernel_matches_reference
 
 from nnbook.errors import ShapeError
-from nnbook.kernels.pool import (AdaptiveAvgPool2dKernel, AvgPool2dKernel, MaxPool2dKernel,
-                                 max_pool_path)
+from nnbook.kernels.pool import (
+    AdaptiveAvgPool2dKernel,
+    AvgPool2dKernel,
+    MaxPool2dKernel,
+    max_pool_path,
+)
 from nnbook.ops import Spec
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.nn import functional as F
 from nnbook.kernels import im2col, scratch, threads
+from nnbook.nn import functional as F
 
 
 @pytest.fixture(autouse=True)

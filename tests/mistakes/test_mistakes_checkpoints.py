@@ -155,12 +155,13 @@ def file_with_a_string(tmp_path):
 LOADING_INTO_A_MODEL = [
     mistake("a string entry in a checkpoint file", file_with_a_string,
             lambda mp: mp[0].load_state_dict(nb.load(mp[1])),
-            CheckpointError, "Sequential.load_state_dict", r"the value for '0\.bias' is not numeric "
-            r"\(numpy sees dtype <U5\)", r"maps each path to a Tensor"),
+            CheckpointError, "Sequential.load_state_dict",
+            r"the value for '0\.bias' is not numeric \(numpy sees dtype <U5\)",
+            r"maps each path to a Tensor"),
     mistake("a string among the values", with_entry("0.bias", "zeros"),
             lambda ms: ms[0].load_state_dict(ms[1]),
-            CheckpointError, "Sequential.load_state_dict", r"the value for '0\.bias' is not numeric",
-            r"maps each path to a Tensor"),
+            CheckpointError, "Sequential.load_state_dict",
+            r"the value for '0\.bias' is not numeric", r"maps each path to a Tensor"),
     mistake("a missing key", without("2.bias"), lambda ms: ms[0].load_state_dict(ms[1]),
             CheckpointError, "Sequential.load_state_dict", r"1 missing.*missing from the "
             r"checkpoint: 2\.bias", r"strict=False to load only the keys that match"),

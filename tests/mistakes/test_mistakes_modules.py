@@ -9,8 +9,7 @@ from catalogue import check, mistake
 
 import nnbook as nb
 from nnbook import context, nn
-from nnbook.errors import ArgumentError, BackwardError, DimError, DTypeError, InputError, \
-    ShapeError
+from nnbook.errors import ArgumentError, BackwardError, DimError, DTypeError, InputError, ShapeError
 from nnbook.nn import functional as F
 from nnbook.nn.guard import BuildInForwardError
 from nnbook.nn.module import ModuleAttributeError

@@ -4,13 +4,21 @@ Each entry: the state a student has (setup), the line that goes wrong (act), the
 error, where it says it happened, what it says was expected and came, and where its hint
 points.  ``catalogue.check`` also requires the user's line and an unchanged state.
 """
-import numpy as np
 import pytest
 from catalogue import check, mistake
 
 import nnbook as nb
-from nnbook.errors import (ArgumentError, BackwardError, ContractError, DimError, DTypeError,
-                           GradcheckError, InputError, ShapeError, SignatureError)
+from nnbook.errors import (
+    ArgumentError,
+    BackwardError,
+    ContractError,
+    DimError,
+    DTypeError,
+    GradcheckError,
+    InputError,
+    ShapeError,
+    SignatureError,
+)
 
 
 def leaf():

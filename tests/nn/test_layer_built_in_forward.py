@@ -112,7 +112,9 @@ def test_with_the_opt_out_the_layers_run_but_learn_nothing():
     with nn.allow_build_in_forward():
         first, second = qloss(), qloss()
     assert first.shape == (4, 3, 5, 3)
-    assert not np.allclose(first.detach().numpy(), second.detach().numpy())  # new random weights on every call
+    assert not np.allclose(
+        first.detach().numpy(), second.detach().numpy()
+    )  # new random weights on every call
     assert [n for n, _ in qloss.named_parameters()] == ["w", "w2"]  # the convs are invisible
 
 

@@ -60,7 +60,7 @@ def compare(model, other, x, state=None, rng=None):
                                    atol=1e-12)
     leaves = [(xs[0], xs[1])] + ([] if state is None else list(zip(flat(states[0]),
                                                                    flat(states[1]))))
-    for (name, p), q in zip(model.named_parameters(), other.parameters()):
+    for (_name, p), q in zip(model.named_parameters(), other.parameters()):
         leaves.append((p, q))
     for a, b in leaves:
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-11)

@@ -1,6 +1,6 @@
-"""The swapped height and width: the Xception block from Lua torch whose depthwise backward failed on a
-non-square input.  In nnbook it trains, matches PyTorch, passes gradcheck, and a
-mismatch inside it names the layer's path."""
+"""The swapped height and width: the Xception block from Lua torch whose depthwise backward
+failed on a non-square input.  In nnbook it trains, matches PyTorch, passes gradcheck, and
+a mismatch inside it names the layer's path."""
 import contextlib
 
 import numpy as np

@@ -18,6 +18,7 @@ from nnbook.ops import Spec
 from nnbook.ops.conv import Conv2d
 from nnbook.tensor import apply
 
+
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -110,8 +111,12 @@ def test_forward_matches_reference(rng, geom, chans, implementation):
     x, weight, b = t64(rng, 2, c_in, h, w), t64(rng, c_out, c_in // groups, kh, kw), t64(rng, c_out)
     kw_args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     y = conv(x, weight, b, **kw_args)
-    np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), weight.detach().numpy(), b.detach().numpy(), **kw_args),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(),
+        conv_ref(x.detach().numpy(), weight.detach().numpy(), b.detach().numpy(), **kw_args),
+        rtol=1e-12,
+        atol=1e-12,
+    )
     assert Conv2d(**kw_args).infer(Spec(x.shape), Spec(weight.shape), Spec(b.shape)) == y.shape
 
 
@@ -133,8 +138,15 @@ def test_string_padding(rng, padding, kernel, dilation, implementation):
         assert y.shape[2:] == (7, 5)
         # 'same' pads d·(k − 1) in all, the odd one at the end
         totals = [pair(dilation)[a] * (kernel[a] - 1) for a in (0, 1)]
-        xp = np.pad(x.detach().numpy(), ((0, 0), (0, 0), (totals[0] // 2, totals[0] - totals[0] // 2),
-                             (totals[1] // 2, totals[1] - totals[1] // 2)))
+        xp = np.pad(
+            x.detach().numpy(),
+            (
+                (0, 0),
+                (0, 0),
+                (totals[0] // 2, totals[0] - totals[0] // 2),
+                (totals[1] // 2, totals[1] - totals[1] // 2),
+            ),
+        )
         expected = conv_ref(xp, w.detach().numpy(), dilation=dilation)
     else:
         expected = conv_ref(x.detach().numpy(), w.detach().numpy(), dilation=dilation)
@@ -175,7 +187,9 @@ def test_empty_batch(rng, w_shape, kw_args, implementation):
 def test_unbatched_input(rng, groups, c_out, implementation):
     x, w, b = t64(rng, 3, 7, 5), t64(rng, c_out, 3 // groups, 3, 2), t64(rng, c_out)
     y = conv(x, w, b, padding=1, groups=groups)
-    expected = conv_ref(x.detach().numpy()[None], w.detach().numpy(), b.detach().numpy(), padding=1, groups=groups)[0]
+    expected = conv_ref(
+        x.detach().numpy()[None], w.detach().numpy(), b.detach().numpy(), padding=1, groups=groups
+    )[0]
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
     assert nb.gradcheck(lambda x, w, b: reference_conv(x, w, b, padding=1, groups=groups),
                         (x, w, b))
@@ -201,8 +215,12 @@ def test_swapped_height_and_width_depthwise_on_non_square_input(rng, implementat
     x, w, b = t64(rng, 10, 64, 8, 4), t64(rng, 64, 1, 3, 3), t64(rng, 64)
     y = conv(x, w, b, stride=1, padding=1, groups=64)
     assert y.shape == (10, 64, 8, 4)
-    np.testing.assert_allclose(y.detach().numpy(), conv_ref(x.detach().numpy(), w.detach().numpy(), b.detach().numpy(), padding=1, groups=64),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(),
+        conv_ref(x.detach().numpy(), w.detach().numpy(), b.detach().numpy(), padding=1, groups=64),
+        rtol=1e-12,
+        atol=1e-12,
+    )
     g = rng.standard_normal(y.shape)
     y.backward(g)
     grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, padding=1, groups=64)
@@ -240,8 +258,15 @@ def test_depthwise_matches_grouped_reference_backward(rng, multiplier, implement
     y = conv(x, w, stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=3)
     g = rng.standard_normal(y.shape)
     y.backward(g)
-    grad_x, grad_w = conv_ref_grads(x.detach().numpy(), w.detach().numpy(), g, stride=(2, 1), padding=1,
-                                    dilation=(1, 2), groups=3)
+    grad_x, grad_w = conv_ref_grads(
+        x.detach().numpy(),
+        w.detach().numpy(),
+        g,
+        stride=(2, 1),
+        padding=1,
+        dilation=(1, 2),
+        groups=3,
+    )
     np.testing.assert_allclose(x.grad.numpy(), grad_x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(w.grad.numpy(), grad_w, rtol=1e-12, atol=1e-12)
 

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from against_torch import above_one, normal, positive, unit
 
 import nnbook as nb
-from against_torch import above_one, normal, positive, unit
 from nnbook.errors import DTypeError, ShapeError
 
 _erf = np.vectorize(math.erf)

@@ -4,9 +4,7 @@ import math
 
 import numpy as np
 import pytest
-
-from against_torch import (above_one, bools, check, ints, normal, positive, unit,
-                           value)
+from against_torch import above_one, bools, check, ints, normal, positive, unit, value
 
 torch = pytest.importorskip("torch")
 

@@ -6,8 +6,21 @@ import pytest
 
 import nnbook as nb
 from nnbook import functions
-from nnbook.ops import (class_targets, cumulative, einsum, explog, linalg, logical, rearrange,
-                        reduce, rounding, selection, statistics, ternary, trig)
+from nnbook.ops import (
+    class_targets,
+    cumulative,
+    einsum,
+    explog,
+    linalg,
+    logical,
+    rearrange,
+    reduce,
+    rounding,
+    selection,
+    statistics,
+    ternary,
+    trig,
+)
 from nnbook.ops.base import Spec
 
 F64, I64, B = np.float64, np.int64, np.bool_

@@ -20,6 +20,7 @@ from nnbook.ops import Spec
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from nnbook.tensor import apply
 
+
 def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -152,7 +153,9 @@ def test_max_pool_ties_go_to_the_first_max(rng, config, implementation):
 def test_avg_pool_forward_and_gradcheck(rng, size, config, implementation):
     x = t64(rng, 2, 3, *size)
     y = pool(AvgPool2d(*config), x)
-    np.testing.assert_allclose(y.detach().numpy(), avg_pool_ref(x.detach().numpy(), *config), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(), avg_pool_ref(x.detach().numpy(), *config), rtol=1e-12, atol=1e-12
+    )
     assert AvgPool2d(*config).infer(Spec(x.shape)) == y.shape
     if implementation == "reference":
         assert nb.gradcheck(lambda x: reference_pool(lambda: AvgPool2d(*config), x), (x,))
@@ -163,8 +166,9 @@ def test_avg_pool_forward_and_gradcheck(rng, size, config, implementation):
 def test_adaptive_avg_pool_forward_and_gradcheck(rng, size, output_size, implementation):
     x = t64(rng, 2, 3, *size)
     y = pool(AdaptiveAvgPool2d(output_size), x)
-    np.testing.assert_allclose(y.detach().numpy(), adaptive_ref(x.detach().numpy(), output_size), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(), adaptive_ref(x.detach().numpy(), output_size), rtol=1e-12, atol=1e-12
+    )
     assert AdaptiveAvgPool2d(output_size).infer(Spec(x.shape)) == y.shape
     assert nb.gradcheck(lambda x: pool(AdaptiveAvgPool2d(output_size), x), (x,))
 
@@ -210,7 +214,9 @@ def test_max_pool_padding_is_minus_infinity(implementation):
 def test_avg_pool_global_mean_from_adaptive(rng, implementation):
     x = t64(rng, 4, 5, 7, 5)
     y = pool(AdaptiveAvgPool2d(1), x)
-    np.testing.assert_allclose(y.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy()[:, :, 0, 0], x.detach().numpy().mean(axis=(2, 3)), rtol=1e-12
+    )
 
 
 # ---------------------------------------------------------------------------

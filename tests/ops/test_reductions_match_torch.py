@@ -2,7 +2,6 @@
 int, a tuple, None, negative, with keepdim, and with numpy's axis=/keepdims= names."""
 import numpy as np
 import pytest
-
 from against_torch import bools, check, ints, normal, positive, value
 
 torch = pytest.importorskip("torch")

@@ -2,8 +2,7 @@
 results and gradients (float64, odd non-square shapes)."""
 import numpy as np
 import pytest
-
-from against_torch import (bools, check, ints, normal, permutations, value)
+from against_torch import bools, check, ints, normal, permutations, value
 
 torch = pytest.importorskip("torch")
 

@@ -173,8 +173,8 @@ def test_cat_promotes_every_pair_as_pytorch(dtype_a, rng):
         what = f"cat of {dtype_a} and {dtype_b}"
         assert_same(nb.cat([a, b]), torch.cat([ta, tb]), what)
         assert_same(nb.cat([b[0], a[1], a[0]], dim=-1), torch.cat([tb[0], ta[1], ta[0]], -1), what)
-        _, error = outcome(lambda: nb.cat([a, c]))
-        _, terror = outcome(lambda: torch.cat([ta, tc]))
+        _, error = outcome(lambda a=a, c=c: nb.cat([a, c]))
+        _, terror = outcome(lambda ta=ta, tc=tc: torch.cat([ta, tc]))
         assert same_failure(error, terror, f"{what} (0-d)")
 
 
@@ -201,8 +201,8 @@ BOUNDS = [(0, 3), (-1, None), (None, 2.5), (0.5, 4.5), (-1000, 50), (None, 1e10)
 def test_clamp_promotes_its_bounds_and_refuses_those_out_of_range_as_pytorch(dtype, rng):
     x, tx = both(values(rng, dtype, (3, 5)))
     for low, high in BOUNDS:
-        got, error = outcome(lambda: x.clamp(low, high))
-        want, terror = outcome(lambda: tx.clamp(low, high))
+        got, error = outcome(lambda low=low, high=high: x.clamp(low, high))
+        want, terror = outcome(lambda low=low, high=high: tx.clamp(low, high))
         what = f"{dtype}.clamp({low}, {high})"
         if not same_failure(error, terror, what):
             assert_same(got, want, what)

@@ -216,8 +216,8 @@ NUMBERS = [2.7, -1, True, 300, -255, -256, -1.5, 255.9, 123456789.0, 7e4, 1e10, 
 def test_writing_a_python_number_converts_it_to_the_tensors_dtype_as_pytorch(dtype):
     for number in NUMBERS:  # some wrap (-1 in uint8), some are refused (300 in int8)
         x, tx = nb.zeros(3, dtype=getattr(nb, dtype)), torch.zeros(3, dtype=getattr(torch, dtype))
-        _, error = outcome(lambda: x.__setitem__(1, number))
-        _, terror = outcome(lambda: tx.__setitem__(1, number))
+        _, error = outcome(lambda x=x, number=number: x.__setitem__(1, number))
+        _, terror = outcome(lambda tx=tx, number=number: tx.__setitem__(1, number))
         what = f"{dtype} x[1] = {number!r}"
         if not same_failure(error, terror, what):
             assert_same(x, tx, what)

@@ -3,8 +3,15 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.utils.data import (BatchSampler, DataLoader, Dataset, IterableDataset,
-                               RandomSampler, SequentialSampler, TensorDataset)
+from nnbook.utils.data import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+    TensorDataset,
+)
 
 
 class Squares(Dataset):

@@ -3,9 +3,19 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.utils.data import (ChainDataset, ConcatDataset, Dataset, DatasetError,
-                               IterableDataset, RandomSampler, Subset, SubsetRandomSampler,
-                               TensorDataset, WeightedRandomSampler, random_split)
+from nnbook.utils.data import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    DatasetError,
+    IterableDataset,
+    RandomSampler,
+    Subset,
+    SubsetRandomSampler,
+    TensorDataset,
+    WeightedRandomSampler,
+    random_split,
+)
 
 
 def test_tensor_dataset_pairs_rows(rng):

@@ -1,27 +1,71 @@
 """Every layer, one small file per family."""
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
-from .activation import (CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
-                         LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
-                         Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
 from .containers import Concat, ModuleList, Sequential, Sum
 from .conv import Conv2d, DepthwiseConv2d
 from .conv1d import Conv1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
-from .lazy_conv import LazyConv2d
 from .holders import ModuleDict, ParameterDict, ParameterList
+from .lazy_conv import LazyConv2d
 from .linear import Bilinear, Identity, LazyLinear, Linear
-from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HuberLoss,
-                   KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss,
-                   TripletMarginLoss)
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+    TripletMarginLoss,
+)
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
-from .pooling import (AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
-                      GlobalAvgPool2d, MaxPool1d, MaxPool2d)
-from .shape import (Flatten, Reshape, Unflatten, Upsample, UpsamplingBilinear2d,
-                    UpsamplingNearest2d)
+from .pooling import (
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    GlobalAvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from .shape import Flatten, Reshape, Unflatten, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
-from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
-                          TransformerEncoder, TransformerEncoderLayer)
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     # containers

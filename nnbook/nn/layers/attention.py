@@ -163,8 +163,8 @@ def _check_heads(embed_dim, num_heads):
     if embed_dim % num_heads:
         near = [h for h in range(1, embed_dim + 1) if embed_dim % h == 0]
         raise InputError(message(
-            f"embed_dim must be divisible by num_heads: each head gets embed_dim // num_heads "
-            f"features.", where="MultiheadAttention",
+            "embed_dim must be divisible by num_heads: each head gets embed_dim // num_heads "
+            "features.", where="MultiheadAttention",
             values=f"embed_dim={embed_dim}   num_heads={num_heads}   "
             f"embed_dim % num_heads = {embed_dim % num_heads}",
             hint=f"choose num_heads among the divisors of {embed_dim}: "

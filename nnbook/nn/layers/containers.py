@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ...errors import DimError, InputError, ShapeError, fmt_shape, message
 from ... import context
 from ...context import layer_name
 from ...creation import cat
+from ...errors import DimError, InputError, ShapeError, fmt_shape, message
 from ..module import Module, ModuleAttributeError
 from ..parameter import join_path
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError, ShapeError, fmt_shape, message
-from ...ops.base import channels_hint
+from ...ops.base import channels_hint, pair
+from ...ops.conv import conv_padding
 from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
-from ...ops.base import pair
-from ...ops.conv import conv_padding
 from ._args import call_text, check_device, positive_int
 from .containers import mismatch_hint
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...context import no_grad
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...ops.base import channels_hint
-from ...context import no_grad
 from ...tensor import _wrap
 from .. import functional as F
 from .. import init

@@ -28,17 +28,23 @@ import numpy as np
 
 from ... import context
 from ...creation import cat, stack
+from ...errors import ArgumentError, InputError, fmt_shape, message, warn_from_user_code
 from ...ops.recurrent import GRUSequence, LSTMSequence, RNNSequence
 from ...tensor import apply
-from ...errors import ArgumentError, InputError, fmt_shape, message, warn_from_user_code
 from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ._args import check_device, positive_int
 from .recurrent_cells import gru_step, lstm_step, rnn_step
-from .recurrent_checks import (check_layer_input, check_layer_state, check_nonlinearity, read_as,
-                               weight_t, zeros)
+from .recurrent_checks import (
+    check_layer_input,
+    check_layer_state,
+    check_nonlinearity,
+    read_as,
+    weight_t,
+    zeros,
+)
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 

@@ -16,12 +16,12 @@ import math
 
 import numpy as np
 
+from ...errors import fmt_shape
 from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ._args import check_device, positive_int
-from ...errors import fmt_shape
 from .recurrent_checks import check_cell_input, check_nonlinearity, weight_t, zero_state
 
 

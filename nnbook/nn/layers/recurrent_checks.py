@@ -153,9 +153,9 @@ def check_layer_input(layer, input) -> None:
 def _features_hint(layer, shape, cls: str) -> str:
     want = layer.input_size
     if len(shape) == 3 and shape[1] == want:  # (B, C, T): Conv1d's layout
-        return (f"the features look to be in dim 1, as Conv1d keeps them (B, C, T); a "
-                f"recurrent layer wants them last: x.transpose(1, 2) gives (B, T, C) for "
-                f"batch_first=True, x.permute(2, 0, 1) gives (T, B, C).")
+        return ("the features look to be in dim 1, as Conv1d keeps them (B, C, T); a "
+                "recurrent layer wants them last: x.transpose(1, 2) gives (B, T, C) for "
+                "batch_first=True, x.permute(2, 0, 1) gives (T, B, C).")
     if len(shape) == 3 and shape[0] == want:
         return (f"the features look to be in dim 0; a recurrent layer wants them last: "
                 f"x.permute(1, 2, 0) or x.permute(2, 1, 0), whichever gives {layout(layer)}.")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError, ShapeError, fmt_shape, message
 from ...context import no_grad
+from ...errors import InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init

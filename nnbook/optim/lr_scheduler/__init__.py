@@ -16,8 +16,16 @@ from .base import LRScheduler, SchedulerWarning, _LRScheduler  # noqa: F401 (old
 from .combine import ChainedScheduler, SequentialLR
 from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
 from .cycles import CyclicLR, OneCycleLR
-from .factors import (ConstantLR, ExponentialLR, LambdaLR, LinearLR, MultiplicativeLR,
-                      MultiStepLR, PolynomialLR, StepLR)
+from .factors import (
+    ConstantLR,
+    ExponentialLR,
+    LambdaLR,
+    LinearLR,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    StepLR,
+)
 from .plateau import ReduceLROnPlateau
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR",

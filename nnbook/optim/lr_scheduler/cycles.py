@@ -9,8 +9,15 @@ import types
 from ...errors import InputError, message
 from ..checks import check_flag, is_number
 from .base import LRScheduler, unchanged_on_error
-from .checks import (check_callable, check_choice, check_int, check_momentum_setting,
-                     check_optimizer, check_real, per_group)
+from .checks import (
+    check_callable,
+    check_choice,
+    check_int,
+    check_momentum_setting,
+    check_optimizer,
+    check_real,
+    per_group,
+)
 from .state import restore
 
 

@@ -7,10 +7,24 @@
 """
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
-from .dataset import (ChainDataset, ConcatDataset, Dataset, DatasetError, IterableDataset,
-                      Subset, TensorDataset, random_split)
-from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
-                      SubsetRandomSampler, WeightedRandomSampler)
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    DatasetError,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "DatasetError", "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler",

@@ -19,8 +19,7 @@ from ...errors import ArgumentError, InputError, message
 from ...notes import note
 from .collate import collate_samples, default_collate, default_convert
 from .dataset import Dataset, IterableDataset
-from .sampler import (BatchSampler, RandomSampler, SequentialSampler, check_count,
-                      check_flag)
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, check_count, check_flag
 
 # likely misspellings of the two methods a map-style dataset needs
 _TYPOS = {"__getitem__": ("getitem", "__getitem", "__get_item__", "get_item", "__getItem__",

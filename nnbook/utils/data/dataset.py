@@ -23,8 +23,15 @@ import warnings
 import numpy as np
 
 from ...creation import randperm
-from ...errors import (ArgumentError, DimError, InputError, NnbookError, ShapeError, fmt_shape,
-                      message)
+from ...errors import (
+    ArgumentError,
+    DimError,
+    InputError,
+    NnbookError,
+    ShapeError,
+    fmt_shape,
+    message,
+)
 from ...random import default_generator
 from ...tensor import Tensor, _wrap
 

@@ -8,8 +8,16 @@ They know nothing of widgets, so they also draw into any figure of your own::
     draw_step(ax, nb.infer_shapes(model, (10, 3, 16, 8)).steps[0])
 """
 from .conv import conv_title, draw_conv_grid, draw_conv_text, draw_group_diagram
-from .shapes import (draw_missing_tensor, draw_step, draw_step_text, draw_tensor_box,
-                     draw_text_lines, error_blocks, split_error, tensor_extent)
+from .shapes import (
+    draw_missing_tensor,
+    draw_step,
+    draw_step_text,
+    draw_tensor_box,
+    draw_text_lines,
+    error_blocks,
+    split_error,
+    tensor_extent,
+)
 
 __all__ = ["conv_title", "draw_conv_grid", "draw_conv_text", "draw_group_diagram",
            "draw_missing_tensor", "draw_step", "draw_step_text", "draw_tensor_box",

@@ -10,9 +10,25 @@ from __future__ import annotations
 from matplotlib.collections import LineCollection, PatchCollection
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from .shapes import (INPUT, INPUT_FILL, LABEL_SIZE, LAYER, MUTED, OUTPUT, OUTPUT_FILL,
-                     PADDING, PADDING_FILL, SANS, SMALL_SIZE, TEXT, TEXT_SIZE, draw_text_lines,
-                     error_blocks, fmt_count, fmt_shape)
+from .shapes import (
+    INPUT,
+    INPUT_FILL,
+    LABEL_SIZE,
+    LAYER,
+    MUTED,
+    OUTPUT,
+    OUTPUT_FILL,
+    PADDING,
+    PADDING_FILL,
+    SANS,
+    SMALL_SIZE,
+    TEXT,
+    TEXT_SIZE,
+    draw_text_lines,
+    error_blocks,
+    fmt_count,
+    fmt_shape,
+)
 
 TAP_FILL = "#ffb74d"              # a kernel tap on the input: the layer's colour, stronger
 PADDING_TAP_FILL = "#fff3e0"      # a kernel tap on a padding zero: pale

@@ -6,12 +6,17 @@ ones of every nnbook view: blue for values, purple for gradients, red for proble
 from __future__ import annotations
 
 import numpy as np
-
 from matplotlib.ticker import LogLocator, NullLocator
 
 from ...inspect.param_flags import FLAGS
-from ..palette import (FORWARD_COLOR, GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR, PROBLEM_COLOR,
-                       PROBLEM_TINT)
+from ..palette import (
+    FORWARD_COLOR,
+    GRADIENT_COLOR,
+    INFO_COLOR,
+    MUTED_COLOR,
+    PROBLEM_COLOR,
+    PROBLEM_TINT,
+)
 
 FONT = 12          # points; a projector needs at least this
 SMALL = 10.5

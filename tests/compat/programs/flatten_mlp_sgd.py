@@ -14,7 +14,7 @@ def model(torch, nn):
     net = nn.Sequential(nn.Flatten(), nn.Linear(7 * 5, 23), nn.ReLU(), nn.Linear(23, 4))
 
     def init_weights(m):
-        if type(m) == nn.Linear:
+        if type(m) is nn.Linear:
             nn.init.normal_(m.weight, std=0.1)
 
     net.apply(init_weights)
@@ -32,14 +32,14 @@ def run(torch, nn, F, optim, data, model):
     loss = nn.CrossEntropyLoss()
     trainer = optim.SGD(net.parameters(), lr=0.2, weight_decay=1e-3)
     losses = []
-    for epoch in range(5):
+    for _epoch in range(5):
         total, count = 0.0, 0
         for X, y in train_iter:
-            l = loss(net(X), y)
+            batch_loss = loss(net(X), y)
             trainer.zero_grad()
-            l.backward()
+            batch_loss.backward()
             trainer.step()
-            total += l.item() * y.numel()
+            total += batch_loss.item() * y.numel()
             count += y.numel()
         losses.append(total / count)
 

@@ -38,10 +38,10 @@ def run(torch, nn, F, optim, data, model):
     losses = []
     for _ in range(6):
         optimizer.zero_grad()
-        l = loss(model(images), labels)
-        l.backward()
+        batch_loss = loss(model(images), labels)
+        batch_loss.backward()
         optimizer.step()
-        losses.append(l.item())
+        losses.append(batch_loss.item())
 
     return {"shapes": shapes, "losses": losses, "conv1_weight": model[0].weight,
             "conv1_grad": model[0].weight.grad, "conv2_bias": model[3].bias}

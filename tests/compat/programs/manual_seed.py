@@ -5,7 +5,6 @@ draws, and a ``torch.Generator`` keeps its own stream.
 The libraries' numbers themselves differ (their generators differ). Compared: only these
 equalities and the draws' shapes, dtypes and ranges.
 """
-import numpy as np
 
 TOLERANCE = dict(rtol=0, atol=0)
 

@@ -40,11 +40,11 @@ def run(torch, nn, F, optim, data):
     X_all, y_all = torch.tensor(features), torch.tensor(labels)
     batch_size, lr = 24, 0.5
     epoch_losses = []
-    for epoch in range(6):
+    for _epoch in range(6):
         for start in range(0, n, batch_size):
             X, y = X_all[start:start + batch_size], y_all[start:start + batch_size]
-            l = loss(net(X), y)
-            l.sum().backward()
+            batch_loss = loss(net(X), y)
+            batch_loss.sum().backward()
             with torch.no_grad():
                 for param in params:
                     param -= lr * param.grad / batch_size

@@ -76,7 +76,7 @@ def run(torch, nn, F, optim, data, model):
 
     scheduler = optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
     rates, row_sums = [], []
-    for epoch in range(1, 3):
+    for _epoch in range(1, 3):
         model.train()
         for x, target in train_loader:
             optimizer.zero_grad()

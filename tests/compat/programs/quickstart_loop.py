@@ -81,7 +81,7 @@ def run(torch, nn, F, optim, data, model):
         return test_loss / num_batches, correct / size
 
     results = []
-    for t in range(4):
+    for _t in range(4):
         train(train_dataloader, model, loss_fn, optimizer)
         results.append(test(test_dataloader, model, loss_fn))
 

@@ -25,7 +25,7 @@ def run(torch, nn, F, optim, data, model):
 
     def train(net, optimizer, epochs, after_batch=None, after_epoch=None):
         rates, val_losses = [], []
-        for epoch in range(epochs):
+        for _epoch in range(epochs):
             for xb, yb in loader:
                 optimizer.zero_grad()
                 F.mse_loss(net(xb), yb).backward()

@@ -51,11 +51,11 @@ def run(torch, nn, F, optim, data):
     row_sums = softmax(torch.tensor(features[:4, :5])).sum(1)
     batch_size, lr = 25, 0.3
     losses, accuracies = [], []
-    for epoch in range(5):
+    for _epoch in range(5):
         for start in range(0, n, batch_size):
             X, y = X_all[start:start + batch_size], y_all[start:start + batch_size]
-            l = cross_entropy(net(X), y)
-            l.sum().backward()
+            batch_loss = cross_entropy(net(X), y)
+            batch_loss.sum().backward()
             sgd([W, b], lr, batch_size)
         with torch.no_grad():
             y_hat = net(X_all)

@@ -25,7 +25,7 @@ def run(torch, nn, F, optim, data, model):
     scheduler = optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
     criterion = nn.MSELoss()
     rates, last_lr, losses = [], [], []
-    for epoch in range(10):
+    for _epoch in range(10):
         rates.append(optimizer.param_groups[0]["lr"])
         total = 0.0
         for xb, yb in loader:
