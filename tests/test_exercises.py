@@ -25,6 +25,7 @@ from nnbook.exercises import (
     check_function,
     check_layer,
     check_solutions,
+    check_values,
 )
 from nnbook.exercises import _solutions as solutions
 
@@ -629,6 +630,40 @@ def test_check_function_non_tensor_arguments_and_no_tensor_at_all():
 def test_check_function_reports_a_broken_expected_function():
     assert_fails(check_function(Cube, nb.randn(3, 4), expected=lambda x: x.cube()),
                  "expected(...) raised AttributeError")
+
+
+def test_check_values_on_a_plain_function_with_a_mask_argument():
+    rng = np.random.default_rng(11)
+    q, k, v = (nb.tensor(rng.standard_normal(s)) for s in [(3, 5, 4), (3, 7, 4), (3, 7, 2)])
+    mask = nb.tensor(rng.random((5, 7)) < 0.6)
+
+    def by_hand(q, k, v, mask):
+        scores = (q @ k.transpose(-2, -1) / 2.0).masked_fill(~mask, float("-inf"))
+        return scores.softmax(dim=-1) @ v
+
+    def reference(q, k, v, m):
+        return nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+    result = check_values(by_hand, q, k, v, mask, expected=reference)
+    assert result.passed, str(result)
+    assert "by_hand runs on q (3, 5, 4), k (3, 7, 4), v (3, 7, 2)" in str(result)
+    assert q.dtype == nb.float64 and mask.dtype == nb.bool  # inputs are left as they were
+
+    def unscaled(q, k, v, mask):
+        return (q @ k.transpose(-2, -1)).masked_fill(~mask, float("-inf")).softmax(-1) @ v
+    assert_fails(check_values(unscaled, q, k, v, mask, expected=reference),
+                 "unscaled differs from the expected values")
+
+    def unfinished(q, k, v, mask):
+        raise NotImplementedError("the scores first")
+    result = check_values(unfinished, q, k, v, mask, expected=reference)
+    assert result.status != "passed" and UNFINISHED in str(result)
+    assert "the scores first" in str(result)
+
+    def wrong_shape(q, k, v, mask):
+        return q
+    assert_fails(check_values(wrong_shape, q, k, v, mask, expected=reference),
+                 "returns shape (3, 5, 4); the expected values has shape (3, 5, 2)")
+    assert_fails(check_values(by_hand(q, k, v, mask), q, expected=reference), "is not a function")
 
 
 def test_check_bprop_generic():

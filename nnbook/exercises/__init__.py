@@ -13,12 +13,13 @@ The result lists what works (✓), what does not (✗), what is not written yet
     check_function(MyFn, x, y)                        # an nb.autograd.Function subclass
     check_bprop(MyModule, x, y)                       # a Module (class or instance) with bprop
     check_layer(MyLayer, 7, 5, input_shape=(3, 7))    # a layer class and its arguments
+    check_values(my_fn, x, expected=reference_fn)     # a plain function of nnbook ops
 
 ``import nnbook`` does not load this module; the solutions live in
 ``nnbook/exercises/_solutions.py`` and are loaded only by ``check``.
 """
 from .catalogue import EXERCISES, Exercise, Summary, check, check_solutions
-from .general import check_bprop, check_function, check_layer
+from .general import check_bprop, check_function, check_layer, check_values
 
 # ATOL..SEED and the marks FAIL..UNFINISHED are not in __all__, but importable from here as
 # before (the tests use the marks).
@@ -26,4 +27,5 @@ from .harness import ATOL, EPS, RTOL, SEED
 from .results import FAIL, PASS, SKIP, UNFINISHED, CheckResult, Line
 
 __all__ = ["CheckResult", "EXERCISES", "Exercise", "Line", "Summary", "check",
-           "check_bprop", "check_function", "check_layer", "check_solutions"]
+           "check_bprop", "check_function", "check_layer", "check_solutions",
+           "check_values"]

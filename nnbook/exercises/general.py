@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import nn
 from ..autograd import Function
+from ..autograd.custom import positional_names
 from ..errors import fmt_shape
 from ..tensor import Tensor, _wrap
 from .harness import (
@@ -70,6 +71,36 @@ def check_function(fn, *inputs, expected=None, title=None, todo_hint=_GENERIC_UN
                              todo_hint)
         for extra in _after_gradients if not checks.stopped else ():
             extra(checks, fn)
+    return checks.result()
+
+
+def check_values(fn, *inputs, expected, title=None, todo_hint=_GENERIC_UNFINISHED,
+                 _label="the expected values") -> CheckResult:
+    """Check a plain function built from nnbook operations: ``fn(*inputs)`` against
+    ``expected(*inputs)``, value by value (no backward of yours to check: autograd
+    differentiates nnbook operations by itself).
+
+    Floating point inputs are passed as float64 copies; other arguments (masks, sizes) as
+    given.
+
+    >>> check_values(my_softmax, nb.randn(3, 5), expected=lambda x: x.softmax(-1)).passed
+    True
+    """
+    checks = _Checks(title or f"check_values({_name(fn)})")
+    with _quiet():
+        if not callable(fn):
+            checks.fail(f"{_name(fn)} is not a function",
+                        "pass the function itself: check_values(my_fn, x), not my_fn(x).")
+            return checks.result()
+        name = getattr(fn, "__name__", "the function")
+        try:
+            names, _ = positional_names(fn, skip_first=False)
+        except (TypeError, ValueError):  # a builtin without a signature
+            names = []
+        names = [names[i] if i < len(names) else f"input {i}" for i in range(len(inputs))]
+        args, leaves = _make_args(inputs, names, "")
+        _check_forward(checks, name, lambda: fn(*args), leaves,
+                       lambda: expected(*_fresh(args)), _label, todo_hint)
     return checks.result()
 
 
