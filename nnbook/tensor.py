@@ -714,15 +714,28 @@ def _operand(x):
     return x._array.dtype if isinstance(x, Tensor) else x
 
 
+def _not_a_sequence(op, value):
+    """PyTorch refuses a list or a tuple beside a tensor in arithmetic, and so does nnbook:
+    the tuple is most often what max(dim=...) returned, (values, indices)."""
+    if not isinstance(value, (list, tuple)):
+        return value
+    fields = getattr(value, "_fields", None)
+    hint = (f"take its values: x.max(dim=...).values (it holds {', '.join(fields)})" if fields
+            else "make it a tensor first: nb.tensor([...])")
+    raise ArgumentError(message(
+        f"unsupported operand: a {type(value).__name__} beside a tensor (as in PyTorch).",
+        where=op.name, hint=hint + "."))
+
+
 def _binary(op, a, b) -> Tensor:
     """Run a binary op on tensors and/or Python numbers, promoting dtypes as PyTorch does."""
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._array.dtype is b._array.dtype \
             and a._array.dtype.kind == "f":
         return apply(op, a, b)  # the common case: floats of one dtype
     if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
-        a = _constant(a, b)
+        a = _constant(_not_a_sequence(op, a), b)
     if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):
-        b = _constant(b, a)
+        b = _constant(_not_a_sequence(op, b), a)
     dtype = dtypes.result_type(a, b)
     if op.ints_to_float and dtype.kind != "f":
         dtype = dtypes.default_float()

@@ -421,3 +421,17 @@ def test_mistake(m, tmp_path):
     check(m, tmp_path)
 
 
+
+
+def test_a_max_pair_or_a_list_in_arithmetic_is_refused_as_in_pytorch():
+    import nnbook as nb
+    from nnbook.errors import ArgumentError
+
+    x = nb.ones(2, 3)
+    with pytest.raises(ArgumentError, match=r"\.values") as info:
+        x - x.max(dim=-1, keepdim=True)
+    assert isinstance(info.value, TypeError) and "hint:" in str(info.value)
+    with pytest.raises(ArgumentError, match=r"nb\.tensor"):
+        x + [1.0, 2.0, 3.0]
+    with pytest.raises(ArgumentError):
+        (1.0, 2.0, 3.0) * x

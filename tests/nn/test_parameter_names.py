@@ -101,3 +101,16 @@ def test_a_model_needs_no_garbage_collector_to_go():
 def test_a_parameter_in_no_model_has_no_path():
     loose = nn.Parameter(nb.tensor(np.ones((3, 2))))
     assert loose.path is None and loose.paths == []
+
+
+def test_layers_follow_the_default_dtype_as_in_pytorch():
+    import nnbook as nb
+
+    nb.set_default_dtype(nb.float64)
+    try:
+        layers = [nb.nn.Linear(2, 3), nb.nn.Conv2d(2, 3, 3), nb.nn.LSTM(2, 3),
+                  nb.nn.MultiheadAttention(4, 2), nb.nn.Embedding(4, 2), nb.nn.LayerNorm(3)]
+        assert all(p.dtype == nb.float64 for m in layers for p in m.parameters())
+    finally:
+        nb.set_default_dtype(nb.float32)
+    assert nb.nn.Linear(2, 3).weight.dtype == nb.float32

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import InputError, message, warn_from_user_code
 from .. import functional as F
 from .. import init
@@ -313,7 +314,8 @@ class PReLU(Module):
         check_device("PReLU", device)
         self.num_parameters = positive_int("PReLU", "num_parameters", num_parameters)
         self.init = init
-        self.weight = Parameter(np.empty((self.num_parameters,), np.dtype(dtype or np.float32)))
+        dtype = np.dtype(dtype or default_float())
+        self.weight = Parameter(np.empty((self.num_parameters,), dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

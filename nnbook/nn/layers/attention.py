@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...creation import cat as nb_cat
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor, _wrap
 from .. import functional as F
@@ -52,7 +53,7 @@ class MultiheadAttention(Module):
         self.dropout, self.batch_first = float(dropout), bool(batch_first)
         self.head_dim = embed_dim // num_heads
         self.add_zero_attn = bool(add_zero_attn)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         self._make_parameters(bias, add_bias_kv, dtype)
         self._reset_parameters()
 

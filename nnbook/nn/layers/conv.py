@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...ops.base import channels_hint, pair
 from ...ops.conv import conv_padding
@@ -56,7 +57,7 @@ class Conv2d(Module):
             raise InputError(message(
                 f"padding={self.padding!r} works with padding_mode='zeros' only.", where=cls,
                 hint="give the padding as numbers, e.g. padding=kernel_size // 2."))
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         kh, kw = self.kernel_size
         self.weight = Parameter(np.empty(
             (self.out_channels, self.in_channels // self.groups, kh, kw), dtype))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import InputError, message
 from ...ops.base import pair
 from ...ops.conv import conv_padding
@@ -51,7 +52,7 @@ class Conv1d(Module):
         self._check_groups_and_mode(cls)
         self.weight = Parameter(np.empty(
             (self.out_channels, self.in_channels // self.groups, self.kernel_size[0]),
-            np.dtype(dtype or np.float32)))
+            np.dtype(dtype or default_float())))
         self.bias = (Parameter(np.empty((self.out_channels,), self.weight.dtype.name))
                      if bias else None)
         self.reset_parameters()
@@ -125,7 +126,7 @@ class ConvTranspose2d(Module):
         _check_groups(cls, self.groups, self.in_channels, self.out_channels)
         self.weight = Parameter(np.empty(
             (self.in_channels, self.out_channels // self.groups, *self.kernel_size),
-            np.dtype(dtype or np.float32)))
+            np.dtype(dtype or default_float())))
         self.bias = (Parameter(np.empty((self.out_channels,), self.weight.dtype.name))
                      if bias else None)
         self.reset_parameters()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import ShapeError, fmt_shape, message
 from ..lazy import LazyModuleMixin, UninitializedParameter
 from ._args import positive_int
@@ -31,7 +32,7 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
         super().__init__(groups, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode, device, dtype)
         del self.__dict__["_building"]
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         self.in_channels = 0
         self.weight = UninitializedParameter(dtype=dtype)
         self.bias = UninitializedParameter(dtype=dtype) if bias else None

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...ops.linalg import features_hint
 from .. import functional as F
@@ -29,7 +30,7 @@ class Linear(Module):
         check_device("Linear", device)
         self.in_features = positive_int("Linear", "in_features", in_features, 0)
         self.out_features = positive_int("Linear", "out_features", out_features, 0)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         self.weight = Parameter(np.empty((self.out_features, self.in_features), dtype))
         self.bias = Parameter(np.empty((self.out_features,), dtype)) if bias else None
         self.reset_parameters()
@@ -81,7 +82,7 @@ class LazyLinear(LazyModuleMixin, Linear):
         check_device("LazyLinear", device)
         self.in_features = 0
         self.out_features = positive_int("LazyLinear", "out_features", out_features, 0)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         self.weight = UninitializedParameter(dtype=dtype)
         self.bias = UninitializedParameter(dtype=dtype) if bias else None
 
@@ -137,7 +138,7 @@ class Bilinear(Module):
         self.in1_features = positive_int("Bilinear", "in1_features", in1_features)
         self.in2_features = positive_int("Bilinear", "in2_features", in2_features)
         self.out_features = positive_int("Bilinear", "out_features", out_features)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         shape = (self.out_features, self.in1_features, self.in2_features)
         self.weight = Parameter(np.empty(shape, dtype))
         self.bias = Parameter(np.empty((self.out_features,), dtype)) if bias else None

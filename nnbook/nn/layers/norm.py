@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...context import no_grad
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...ops.base import channels_hint
 from ...tensor import _wrap
@@ -43,7 +44,7 @@ class _BatchNorm(Module):
         self.num_features = positive_int(cls, "num_features", num_features)
         self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         c = self.num_features
         if affine:
             self.weight = Parameter(np.ones((c,), dtype))
@@ -142,7 +143,7 @@ class LayerNorm(Module):
         check_device("LayerNorm", device)
         self.normalized_shape = normalized_shape_of(normalized_shape, "LayerNorm")
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         if elementwise_affine:
             self.weight = Parameter(np.ones(self.normalized_shape, dtype))
             if bias:
@@ -185,7 +186,7 @@ class GroupNorm(Module):
                 where="GroupNorm", hint=f"choose num_groups dividing {num_channels}, e.g. "
                 f"{_largest_divisor(self.num_channels, self.num_groups)}."))
         self.eps, self.affine = eps, affine
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         c = self.num_channels
         self.register_parameter("weight", Parameter(np.ones((c,), dtype)) if affine else None)
         self.register_parameter("bias", Parameter(np.zeros((c,), dtype))

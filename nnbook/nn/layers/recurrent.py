@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import context
 from ...creation import cat, stack
+from ...dtypes import default_float
 from ...errors import ArgumentError, InputError, fmt_shape, message, warn_from_user_code
 from ...ops.recurrent import GRUSequence, LSTMSequence, RNNSequence
 from ...tensor import apply
@@ -66,7 +67,7 @@ class RNNBase(Module):
         self.bidirectional = bool(bidirectional)
         self.dropout = _check_dropout(cls, dropout, self.num_layers)
         self.proj_size = _check_proj_size(cls, mode, proj_size, self.hidden_size)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         rows = _GATES[mode] * self.hidden_size
         out = self.proj_size or self.hidden_size  # the size of h
         directions = 2 if self.bidirectional else 1

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import fmt_shape
 from .. import functional as F
 from .. import init
@@ -78,7 +79,7 @@ class _CellBase(Module):
         self.input_size = positive_int(cls, "input_size", input_size)
         self.hidden_size = positive_int(cls, "hidden_size", hidden_size)
         self.bias = bool(bias)
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         rows = self.gates * self.hidden_size
         self.weight_ih = Parameter(np.empty((rows, self.input_size), dtype))
         self.weight_hh = Parameter(np.empty((rows, self.hidden_size), dtype))

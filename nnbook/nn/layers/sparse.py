@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...context import no_grad
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor
 from .. import functional as F
@@ -46,7 +47,7 @@ class Embedding(Module):
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         shape = (self.num_embeddings, self.embedding_dim)
         if _weight is None:
-            self.weight = Parameter(np.empty(shape, np.dtype(dtype or np.float32)),
+            self.weight = Parameter(np.empty(shape, np.dtype(dtype or default_float())),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:

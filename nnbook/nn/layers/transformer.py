@@ -13,6 +13,7 @@ import copy
 
 import numpy as np
 
+from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor, _wrap
 from .. import functional as F
@@ -247,6 +248,6 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None) -> Tensor:
         """(sz, sz) float mask: 0 where position i may attend to j <= i, -inf above."""
-        dtype = np.dtype(dtype or np.float32)
+        dtype = np.dtype(dtype or default_float())
         mask = np.triu(np.full((sz, sz), -np.inf, dtype), k=1)
         return _wrap(mask)
