@@ -82,6 +82,36 @@ def trace_of_attention(shapes: AttentionShapes, query_shape=None) -> tuple:
 
 # -- recurrent layers ------------------------------------------------------------------------------
 
+def _layer_steps(add, module, layer, lead, n_in, sizes) -> None:
+    """The steps of one recurrent layer at time t: its gates, its cell, its h_t."""
+    size, out, gates, kind, each = sizes
+    h_prev = lead + (out,)
+    g = f"{gates}·{size}" if gates > 1 else f"{size}"
+    weights = (f"x_t {fmt_shape(lead + (n_in,))} @ W_ih^T ({n_in}, {g}) + h_{{t-1}} "
+               f"{fmt_shape(h_prev)} @ W_hh^T ({out}, {g}) + biases")
+    if kind == "RNN":
+        add(f"layer {layer}: h_t{each}", [lead + (n_in,), h_prev], lead + (size,),
+            f"h_t = {module.nonlinearity}({weights})", f"-> h_t {fmt_shape(lead + (size,))}")
+    else:
+        add(f"layer {layer}: gates{each}", [lead + (n_in,), h_prev],
+            lead + (gates * size,), weights,
+            f"-> gates {fmt_shape(lead + (gates * size,))}: "
+            + ("i, f, g, o" if kind == "LSTM" else "r, z, n") + f", each {size} wide")
+        if kind == "LSTM":
+            c = lead + (size,)
+            add(f"layer {layer}: c_t{each}", [lead + (gates * size,), c], c,
+                "c_t = sigmoid(f)·c_{t-1} + sigmoid(i)·tanh(g)",
+                f"-> c_t {fmt_shape(c)}: the cell's memory")
+            add(f"layer {layer}: h_t{each}", [lead + (gates * size,), c], lead + (out,),
+                "h_t = sigmoid(o)·tanh(c_t)" + (f" @ W_hr^T ({size}, {out})"
+                                                if module.proj_size else ""),
+                f"-> h_t {fmt_shape(lead + (out,))}")
+        else:
+            add(f"layer {layer}: h_t{each}", [lead + (gates * size,), h_prev],
+                lead + (size,), "n = tanh(x-part of n + r·(h-part of n))",
+                f"h_t = (1 - z)·n + z·h_{{t-1}} -> {fmt_shape(lead + (size,))}")
+
+
 def recurrent_steps(module, step: ShapeStep) -> tuple:
     """One time step of an RNN / LSTM / GRU, then the stacked output and the final states."""
     x = tuple(step.input_shapes[0])
@@ -105,31 +135,7 @@ def recurrent_steps(module, step: ShapeStep) -> tuple:
         f"x_t = {pick} for t = 0 .. {steps_count - 1}, the same shapes at every t")
     n_in = features
     for layer in range(module.num_layers):
-        h_prev = lead + (out,)
-        g = f"{gates}·{size}" if gates > 1 else f"{size}"
-        weights = (f"x_t {fmt_shape(lead + (n_in,))} @ W_ih^T ({n_in}, {g}) + h_{{t-1}} "
-                   f"{fmt_shape(h_prev)} @ W_hh^T ({out}, {g}) + biases")
-        if kind == "RNN":
-            add(f"layer {layer}: h_t{each}", [lead + (n_in,), h_prev], lead + (size,),
-                f"h_t = {module.nonlinearity}({weights})", f"-> h_t {fmt_shape(lead + (size,))}")
-        else:
-            add(f"layer {layer}: gates{each}", [lead + (n_in,), h_prev],
-                lead + (gates * size,), weights,
-                f"-> gates {fmt_shape(lead + (gates * size,))}: "
-                + ("i, f, g, o" if kind == "LSTM" else "r, z, n") + f", each {size} wide")
-            if kind == "LSTM":
-                c = lead + (size,)
-                add(f"layer {layer}: c_t{each}", [lead + (gates * size,), c], c,
-                    "c_t = sigmoid(f)·c_{t-1} + sigmoid(i)·tanh(g)",
-                    f"-> c_t {fmt_shape(c)}: the cell's memory")
-                add(f"layer {layer}: h_t{each}", [lead + (gates * size,), c], lead + (out,),
-                    "h_t = sigmoid(o)·tanh(c_t)" + (f" @ W_hr^T ({size}, {out})"
-                                                    if module.proj_size else ""),
-                    f"-> h_t {fmt_shape(lead + (out,))}")
-            else:
-                add(f"layer {layer}: h_t{each}", [lead + (gates * size,), h_prev],
-                    lead + (size,), "n = tanh(x-part of n + r·(h-part of n))",
-                    f"h_t = (1 - z)·n + z·h_{{t-1}} -> {fmt_shape(lead + (size,))}")
+        _layer_steps(add, module, layer, lead, n_in, (size, out, gates, kind, each))
         n_in = dirs * out
     stacked = ((x[0], x[1], dirs * out) if batched else (x[0], dirs * out))
     order = ("(B, T, dirs·H)" if module.batch_first else "(T, B, dirs·H)") if batched \
