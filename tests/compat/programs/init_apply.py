@@ -4,11 +4,11 @@
 ``nn.init.calculate_gain("tanh")``, ``nn.init.orthogonal_`` and ``nn.init.zeros_``, each
 inside ``torch.no_grad()`` as the functions themselves do.
 
-The draws differ between the libraries, so what is compared is what the scheme promises:
-the biases are zero, the standard deviation of the kaiming weights is within 10% of
+The draws differ between the libraries. Compared: what each scheme promises (the biases
+are zero, the standard deviation of the kaiming weights is within 10% of
 ``sqrt(2 / fan_out)``, the xavier weights stay inside their bound and fill it (near
-uniform variance), the orthogonal matrix has orthonormal rows; then the order ``apply``
-visits modules in, and that the initialised net trains (the loss falls).
+uniform variance), the orthogonal matrices have orthonormal rows), the gains, the order
+``apply`` visits modules in, and that the initialised net trains (the loss falls).
 """
 import math
 
