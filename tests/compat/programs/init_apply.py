@@ -1,8 +1,8 @@
 """Custom initialisation with ``model.apply(init_weights)``: a function that checks
 ``isinstance(m, nn.Linear)`` / ``nn.Conv2d`` and calls ``nn.init.kaiming_normal_`` (with
 ``mode="fan_out"`` and ``nonlinearity="relu"``), ``nn.init.xavier_uniform_`` with
-``nn.init.calculate_gain("tanh")``, ``nn.init.orthogonal_`` and ``nn.init.zeros_``, each
-inside ``torch.no_grad()`` as the functions themselves do.
+``nn.init.calculate_gain("tanh")``, ``nn.init.orthogonal_`` and ``nn.init.zeros_`` (which need
+no ``torch.no_grad()`` around them), and ``bias.data.fill_``.
 
 The draws differ between the libraries. Compared: what each scheme promises (the biases
 are zero, the standard deviation of the kaiming weights is within 10% of
