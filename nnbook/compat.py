@@ -193,6 +193,11 @@ DIFFERENCES = [
                "the output padding", "output_size is refused with an InputError; give the "
                "layer output_padding", "one way to choose the output size keeps the layer's "
                "arguments the whole story"),
+    Difference("layers and losses", "`MaxPool1d`, `MaxPool2d` and `AdaptiveMaxPool2d` with "
+               "`return_indices=True` also return where each maximum came from",
+               "`return_indices=True` is refused with an InputError",
+               "the indices serve `MaxUnpool`, which nnbook does not have; the backward "
+               "already sends each gradient to its window's maximum"),
     Difference("layers and losses", "a pooling window that holds only padding is not "
                "checked", "it is refused with a ShapeError naming the output pixel",
                "such a window has no input to take the maximum or mean of"),
