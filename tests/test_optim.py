@@ -64,6 +64,22 @@ def test_adam_by_hand_with_bias_correction_and_amsgrad():
         assert opt.state[p]["step"] == 3
 
 
+def test_adamw_by_hand_decay_scaled_by_the_learning_rate():
+    from nnbook.optim import AdamW
+
+    p = _param([0.5, -1.5], np.float64)
+    opt = AdamW([p], lr=0.05, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.3)
+    x, m, v = p.detach().numpy().copy(), 0.0, 0.0
+    for t, g in enumerate(([0.2, -0.1], [-0.3, 0.4], [0.05, 0.0]), start=1):
+        _set_grad(p, g)
+        opt.step()
+        x = x * (1 - 0.05 * 0.3)                 # decoupled: p shrinks by lr * weight_decay
+        m = 0.8 * m + 0.2 * np.array(g)         # the moments see the plain gradient
+        v = 0.9 * v + 0.1 * np.array(g) ** 2
+        x = x - 0.05 * (m / (1 - 0.8 ** t)) / (np.sqrt(v / (1 - 0.9 ** t)) + 1e-6)
+    np.testing.assert_allclose(p.detach().numpy(), x, rtol=1e-6, atol=1e-12)
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda p: SGD([p], lr=-0.1), r"invalid learning rate: lr must be a finite number >= 0, "
      r"got -0.1"),
