@@ -137,6 +137,11 @@ DIFFERENCES = [
                "it returns a copy; write a diagonal with `x[range(n), range(n)] = v`",
                "every view needs a rule for writing back through it in autograd; nnbook's "
                "views are those of slicing and reshaping"),
+    Difference("maths", "`view` refuses a tensor whose memory is not in its order (after "
+               "`transpose` or `permute`): use `reshape` or `.contiguous().view(...)`",
+               "`view` works there too, like `reshape` (it copies when it has to)",
+               "numpy reshapes any array; code written for PyTorch, with `.contiguous()` "
+               "or `reshape`, runs the same"),
     Difference("maths", "`erf` runs vectorised in C++", "`erf` is Python's exact `math.erf`, "
                "element by element: right to the last digit, and slow on large tensors",
                "numpy has no erf"),
