@@ -80,26 +80,32 @@ def is_uninitialized(param) -> bool:
 
 class LazyModuleMixin:
     """For a lazy layer: ``initialize_parameters(*inputs)`` gives the parameters their
-    shapes from the first inputs; then the module becomes ``cls_to_become``."""
+    shapes from the first inputs; then the module becomes ``cls_to_become``.
+
+    A lazy layer defines two methods, checked when the class is defined:
+    ``initialize_parameters(*inputs)`` and ``_shapes_from_state_dict(state_dict, prefix)``
+    (materialise from a checkpoint's shapes; return an undo function, or None if the
+    state dict says nothing about this layer).
+    """
 
     cls_to_become = None
+    REQUIRED = ("initialize_parameters", "_shapes_from_state_dict")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        missing = [name for name in cls.REQUIRED if not callable(getattr(cls, name, None))]
+        if missing:
+            raise TypeError(f"{cls.__name__} is a lazy layer and must define "
+                            f"{' and '.join(missing)} (see nnbook/nn/lazy.py).")
 
     def has_uninitialized_params(self) -> bool:
         return any(map(is_uninitialized, self._parameters.values()))
-
-    def initialize_parameters(self, *inputs) -> None:
-        raise NotImplementedError
 
     def _first_call(self, *inputs) -> None:
         if self.has_uninitialized_params():
             self.initialize_parameters(*inputs)
         if self.cls_to_become is not None:
             self.__class__ = self.cls_to_become
-
-    def _shapes_from_state_dict(self, state_dict, prefix: str):
-        """Materialise from the shapes a state dict holds; returns an undo function, or
-        None if the state dict says nothing about this layer."""
-        raise NotImplementedError
 
 
 def materialize_for_loading(model, state_dict):

@@ -114,3 +114,14 @@ def test_layers_follow_the_default_dtype_as_in_pytorch():
     finally:
         nb.set_default_dtype(nb.float32)
     assert nb.nn.Linear(2, 3).weight.dtype == nb.float32
+
+
+def test_a_lazy_layer_without_its_two_methods_is_refused_when_defined():
+    import pytest
+
+    from nnbook.nn.layers.linear import Linear
+    from nnbook.nn.lazy import LazyModuleMixin
+
+    with pytest.raises(TypeError, match="initialize_parameters and _shapes_from_state_dict"):
+        class Half(LazyModuleMixin, Linear):
+            pass
