@@ -19,21 +19,20 @@ slider is framed and its strongest keys are named.  Every recorded step is kept 
 from __future__ import annotations
 
 import html
-import time
 
 import ipywidgets as widgets
 
 from ..errors import InputError, ShapeError, message
 from ..inspect.attention import AttentionRecord, record_attention
 from ._base import NnbookWidget
+from ._following import FollowsTraining
 from .draw.attention import draw_attention_head, head_grid, top_keys
-from .gradient_flow import _flush_after_cell
 from .palette import FORWARD_COLOR, LAYER_COLOR, MUTED_COLOR
 
 WHERE = "AttentionViewer"
 
 
-class AttentionViewer(NnbookWidget):
+class AttentionViewer(FollowsTraining, NnbookWidget):
     """Attention weights as heatmaps with token labels: a layer menu, a head menu, a query slider.
 
     ``source``: an AttentionRecord (from ``nb.inspect.record_attention``), or a model to run
@@ -235,18 +234,7 @@ class AttentionViewer(NnbookWidget):
         if len(self.steps) > self.keep:
             del self.steps[1:len(self.steps) - self.keep + 1]   # keep the first and the newest
         newest = len(self.steps) - 1
-        self._quiet = True
-        try:
-            self.step_slider.disabled = False
-            self.step_slider.max = newest
-            self.step_slider.value = newest
-        finally:
-            self._quiet = False
-        if time.monotonic() - self._last_draw >= self.redraw_interval:
-            self.redraw()
-        else:
-            self._stale = True
-            _flush_after_cell(self)
+        self._show_newest(newest)
         return maps
 
     def _changed(self, change) -> None:
@@ -260,24 +248,6 @@ class AttentionViewer(NnbookWidget):
             self._update_query_label()
         if not self._quiet:
             self.redraw()
-
-    def redraw(self) -> None:
-        self._stale = False
-        super().redraw()
-        self._last_draw = time.monotonic()
-
-    def flush(self) -> None:
-        """Draw now if update() skipped a redraw."""
-        if self._stale:
-            self.redraw()
-
-    def png(self) -> bytes:
-        self.flush()
-        return super().png()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        self.flush()
-        return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
 
     # -- what is shown ----------------------------------------------------------------------------
     @property

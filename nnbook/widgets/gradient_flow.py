@@ -18,8 +18,6 @@ update-to-data ratio of each weight over the optimizer step before it.  The stat
 from __future__ import annotations
 
 import html
-import time
-import weakref
 
 import ipywidgets as widgets
 
@@ -28,13 +26,14 @@ from ..inspect.activity import snapshot, update_ratios, watch_activations
 from ..inspect.flow import STATS, flow_range, gradient_flow, is_bias
 from ..inspect.records import GradientHistory
 from ._base import NnbookWidget
+from ._following import FollowsTraining
 from .draw.gradients import draw_gradient_bars, empty_flow
 from .palette import GRADIENT_COLOR, MUTED_COLOR, PROBLEM_COLOR, layer_kind
 
 STAT_OPTIONS = (("norm", "norm"), ("mean", "mean"), ("max |grad|", "max_abs"))
 
 
-class GradientFlow(NnbookWidget):
+class GradientFlow(FollowsTraining, NnbookWidget):
     """Per-parameter gradient norm, mean or max |grad| over recorded training steps."""
 
     figsize = (11.0, 5.2)
@@ -105,34 +104,11 @@ class GradientFlow(NnbookWidget):
         ratios = update_ratios(self._before, self.model) if self._before is not None else {}
         self._activity[newest] = (dict(self._live), ratios)
         self._before = snapshot(self.model)
-        self._quiet = True
-        try:
-            self.step_slider.disabled = False
-            self.step_slider.max = newest
-            self.step_slider.value = newest
-        finally:
-            self._quiet = False
-        if time.monotonic() - self._last_draw >= self.redraw_interval:
-            self.redraw()
-        else:
-            self._stale = True
-            _flush_after_cell(self)
+        self._show_newest(newest)
         return stats
-
-    _quiet = False
 
     def _changed(self, change) -> None:
         if not self._quiet:
-            self.redraw()
-
-    def redraw(self) -> None:
-        self._stale = False
-        super().redraw()
-        self._last_draw = time.monotonic()
-
-    def flush(self) -> None:
-        """Draw now if record() skipped a redraw."""
-        if self._stale:
             self.redraw()
 
     # -- what is shown ------------------------------------------------------------------
@@ -264,15 +240,6 @@ class GradientFlow(NnbookWidget):
         parts += [html.escape(line) for line in self.activity_lines()]
         return '<div style="font-size:15px;line-height:1.5;">' + "<br>".join(parts) + "</div>"
 
-    # -- the static view is always up to date -----------------------------------------------
-    def png(self) -> bytes:
-        self.flush()
-        return super().png()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        self.flush()
-        return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
-
 
 def _fit(line: str, width: int = 150) -> str:
     """One line of the picture, cut to what fits at 12 pt (the text view has it all)."""
@@ -283,30 +250,3 @@ def _names(paths) -> str:
     if not paths:
         return "none"
     return ", ".join(paths[:5]) + (f", ... ({len(paths) - 5} more)" if len(paths) > 5 else "")
-
-
-# In a notebook, a throttled record() is drawn when the cell finishes running.
-_pending: weakref.WeakSet = weakref.WeakSet()
-_hooked = False
-
-
-def _flush_after_cell(widget) -> None:
-    global _hooked
-    _pending.add(widget)
-    if _hooked:
-        return
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - ipywidgets brings IPython
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
-    shell.events.register("post_run_cell", _flush_pending)
-    _hooked = True
-
-
-def _flush_pending(*_):
-    for widget in list(_pending):
-        widget.flush()
-    _pending.clear()

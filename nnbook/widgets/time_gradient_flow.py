@@ -18,22 +18,21 @@ from __future__ import annotations
 
 import html
 import math
-import time
 
 import ipywidgets as widgets
 
 from ..errors import InputError, message
 from ..inspect.time_gradients import TimeGradients, gradients_over_time
 from ._base import NnbookWidget
+from ._following import FollowsTraining
 from .draw.gradients import empty_flow
 from .draw.time_gradients import clip_factor, draw_time_norms, draw_total_norms
-from .gradient_flow import _flush_after_cell
 from .palette import GRADIENT_COLOR, INFO_COLOR, MUTED_COLOR, PROBLEM_COLOR
 
 WHERE = "TimeGradientFlow"
 
 
-class TimeGradientFlow(NnbookWidget):
+class TimeGradientFlow(FollowsTraining, NnbookWidget):
     """|dL/dh_t| per time step (log scale) per recurrent layer and direction, step by step.
 
     ``model`` and ``x`` (and ``loss_fn``, as for ``gradients_over_time``) let :meth:`record`
@@ -133,41 +132,12 @@ class TimeGradientFlow(NnbookWidget):
         number = step if step is not None else self.traces[-1][0] + 1
         self.traces.append((number, trace, None if total_norm is None else float(total_norm)))
         newest = len(self.traces) - 1
-        self._quiet = True
-        try:
-            self.step_slider.disabled = False
-            self.step_slider.max = newest
-            self.step_slider.value = newest
-        finally:
-            self._quiet = False
-        if time.monotonic() - self._last_draw >= self.redraw_interval:
-            self.redraw()
-        else:
-            self._stale = True
-            _flush_after_cell(self)
+        self._show_newest(newest)
         return trace
 
     def _changed(self, change) -> None:
         if not self._quiet:
             self.redraw()
-
-    def redraw(self) -> None:
-        self._stale = False
-        super().redraw()
-        self._last_draw = time.monotonic()
-
-    def flush(self) -> None:
-        """Draw now if record() skipped a redraw."""
-        if self._stale:
-            self.redraw()
-
-    def png(self) -> bytes:
-        self.flush()
-        return super().png()
-
-    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-        self.flush()
-        return super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
 
     # -- what is shown ----------------------------------------------------------------------------
     def current(self):
