@@ -107,19 +107,7 @@ class Conv2d(Module):
         return options
 
     def extra_repr(self) -> str:
-        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}")
-        if self.padding != (0, 0):
-            text += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            text += f", dilation={self.dilation}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
-        if self.bias is None:
-            text += ", bias=False"
-        if self.padding_mode != "zeros":
-            text += f", padding_mode={self.padding_mode}"
-        return text
+        return conv_repr(self)
 
 
 class DepthwiseConv2d(Conv2d):
@@ -161,3 +149,22 @@ class DepthwiseConv2d(Conv2d):
         if self.bias is None:
             text += ", bias=False"
         return text
+
+
+def conv_repr(layer) -> str:
+    """PyTorch's text for a convolution layer (any number of spatial dimensions): the
+    sizes, then each argument that differs from its default."""
+    n = len(layer.kernel_size)
+    text = (f"{layer.in_channels}, {layer.out_channels}, kernel_size={layer.kernel_size}, "
+            f"stride={layer.stride}")
+    for name, default in (("padding", 0), ("dilation", 1), ("output_padding", 0)):
+        value = getattr(layer, name, (default,) * n)
+        if value != (default,) * n:
+            text += f", {name}={value}"
+    if layer.groups != 1:
+        text += f", groups={layer.groups}"
+    if layer.bias is None:
+        text += ", bias=False"
+    if getattr(layer, "padding_mode", "zeros") != "zeros":
+        text += f", padding_mode={layer.padding_mode}"
+    return text

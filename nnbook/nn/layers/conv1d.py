@@ -14,7 +14,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 from ._args import check_device, positive_int
-from .conv import _PADDING_MODES
+from .conv import _PADDING_MODES, conv_repr
 
 
 class Conv1d(Module):
@@ -83,19 +83,7 @@ class Conv1d(Module):
                         self.dilation, self.groups)
 
     def extra_repr(self) -> str:
-        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}")
-        if self.padding != (0,):
-            text += f", padding={self.padding}"
-        if self.dilation != (1,):
-            text += f", dilation={self.dilation}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
-        if self.bias is None:
-            text += ", bias=False"
-        if self.padding_mode != "zeros":
-            text += f", padding_mode={self.padding_mode}"
-        return text
+        return conv_repr(self)
 
 
 class ConvTranspose2d(Module):
@@ -144,15 +132,7 @@ class ConvTranspose2d(Module):
                                   self.output_padding, self.groups, self.dilation)
 
     def extra_repr(self) -> str:
-        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}")
-        for name, default in (("padding", (0, 0)), ("dilation", (1, 1)),
-                              ("output_padding", (0, 0))):
-            if getattr(self, name) != default:
-                text += f", {name}={getattr(self, name)}"
-        if self.groups != 1:
-            text += f", groups={self.groups}"
-        return text + (", bias=False" if self.bias is None else "")
+        return conv_repr(self)
 
 
 def _check_groups(cls: str, groups: int, in_channels: int, out_channels: int) -> None:
