@@ -51,3 +51,20 @@ def test_relu_keeps_integer_dtypes():
     for reference in (False, True):
         y = run(Relu, [x], [False], 0, reference)[1]
         assert y.dtype == np.int8 and y.tolist() == [0, 0, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_relu_backward_closes_special_gradients_bit_for_bit(dtype):
+    """Where the input was closed, inf, NaN and -0.0 in dL/dy all become +0.0; where open
+    they pass unchanged (the kernel ANDs the gradient's bits with its mask)."""
+    x = np.array([-1.0, 2.0, -0.0, np.nan, 3.0, -np.inf, 0.5], dtype=dtype)
+    g = np.array([np.nan, np.nan, np.inf, -0.0, -np.inf, -0.0, 1.5], dtype=dtype)
+    grads = []
+    for kernel in (ReluKernel, Relu):
+        op = kernel.__new__(kernel)
+        op.forward(x)
+        grads.append(op.backward(g)[0])
+    for grad in grads:
+        np.testing.assert_array_equal(grad, [0.0, np.nan, 0.0, -0.0, -np.inf, 0.0, 1.5])
+        assert grad.dtype == dtype
+    assert np.array_equal(grads[0].view(np.uint8), grads[1].view(np.uint8))  # same bits
