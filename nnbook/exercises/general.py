@@ -294,16 +294,18 @@ def _check_registration(checks, layer, reference) -> bool:
                             f"{fmt_shape(want)}{other}",
                             f"create '{name}' with shape {fmt_shape(want)}, as {label} does.")
                 return False
+    return _check_state_dict_keys(checks, layer, reference)
+
+
+def _check_state_dict_keys(checks, layer, reference) -> bool:
     keys = list(layer.state_dict())
-    if reference is not None and keys != list(reference.state_dict()):
-        wanted_keys = list(reference.state_dict())
-        if sorted(keys) == sorted(wanted_keys):
-            _another_order(checks, "state_dict keys", keys, wanted_keys,
-                           type(reference).__name__)
-            return False
-        checks.fail(f"state_dict keys are {keys}; {type(reference).__name__}'s are "
-                    f"{list(reference.state_dict())}",
-                    "register exactly the parameters and buffers the reference has.")
+    wanted = None if reference is None else list(reference.state_dict())
+    if wanted is not None and keys != wanted:
+        if sorted(keys) == sorted(wanted):
+            _another_order(checks, "state_dict keys", keys, wanted, type(reference).__name__)
+        else:
+            checks.fail(f"state_dict keys are {keys}; {type(reference).__name__}'s are {wanted}",
+                        "register exactly the parameters and buffers the reference has.")
         return False
     checks.ok(f"state_dict keys: {keys}")
     return True
