@@ -225,7 +225,8 @@ def test_swish_factor_off():
 
 
 def test_swish_wrong_maths():
-    result = check("swish", swish_rule(lambda x, s, g: g * s))  # forgot the product rule
+    # sigmoid's derivative where swish's belongs: no pattern to name, only the numbers
+    result = check("swish", swish_rule(lambda x, s, g: g * s * (1 - s)))
     assert_fails(result, "the gradient for 'x' differs from numerical derivatives",
                  "at element [", "of 'x' (3, 5): numerical",
                  next_step="work out d out / d x by hand at the element shown")
@@ -310,7 +311,8 @@ def test_bprop_without_dout_is_explained():
 def test_bprop_one_gradient_wrong_the_other_right():
     result = check("bprop", bprop_rule(lambda x, y, d: (d * y, d * x)))  # forgot the + y term
     assert_fails(result, f"{PASS} the gradient for 'x' matches numerical derivatives",
-                 f"{FAIL} the gradient for 'y' differs from numerical derivatives")
+                 f"{FAIL} the gradient for 'y' misses the term through add: a missing term "
+                 "of the sum rule")
 
 
 def test_bprop_too_few_gradients():

@@ -15,6 +15,9 @@ The result lists what works (✓), what does not (✗), what is not written yet
     check_layer(MyLayer, 7, 5, input_shape=(3, 7))    # a layer class and its arguments
     check_values(my_fn, x, expected=reference_fn)     # a plain function of nnbook ops
 
+Notebooks 03 to 09 ask for predictions before a cell runs; ``check`` grades them too
+(``check("sigmoid-neuron", my_dL_db)``, see PREDICTIONS) against values it computes.
+
 ``import nnbook`` does not load this module; the solutions live in
 ``nnbook/exercises/_solutions.py`` and are loaded only by ``check``.
 """
@@ -24,8 +27,11 @@ from .general import check_bprop, check_function, check_layer, check_values
 # ATOL..SEED and the marks FAIL..UNFINISHED are not in __all__, but importable from here as
 # before (the tests use the marks).
 from .harness import ATOL, EPS, RTOL, SEED
+from .notebook_predictions import PREDICTIONS
+from .predictions import Prediction, PredictionResult
 from .results import FAIL, PASS, SKIP, UNFINISHED, CheckResult, Line
 
-__all__ = ["CheckResult", "EXERCISES", "Exercise", "Line", "Summary", "check",
+__all__ = ["CheckResult", "EXERCISES", "Exercise", "Line", "PREDICTIONS", "Prediction",
+           "PredictionResult", "Summary", "check",
            "check_bprop", "check_function", "check_layer", "check_solutions",
            "check_values"]

@@ -13,6 +13,8 @@ from ..errors import InputError, message
 from ..tensor import Tensor, _wrap
 from .general import check_bprop, check_function, check_layer
 from .harness import _GENERIC_UNFINISHED, SEED, _attempt, _seeded
+from .notebook_predictions import PREDICTIONS
+from .predictions import grade
 from .results import FAIL, PASS, CheckResult, _html, _mark_html
 
 
@@ -80,16 +82,28 @@ def _title(ex: Exercise) -> str:
     return f"Exercise {ex.number} ({ex.title})"
 
 
-def check(exercise: str, answer) -> CheckResult:
-    """Check your answer to an exercise: ``check("swish", Swish)``.
+def check(exercise: str, answer, *given) -> CheckResult:
+    """Check your answer to an exercise: ``check("swish", Swish)``; or grade a prediction
+    of notebooks 03 to 09: ``check("sigmoid-neuron", my_dL_db)``.
 
-    The exercises: 'swish', 'bprop', 'softplus', 'linear', 'depthwise' (see EXERCISES).
+    The exercises of notebook 13: 'swish', 'bprop', 'softplus', 'linear', 'depthwise' (see
+    EXERCISES). The predictions: see PREDICTIONS; some take what the notebook built after
+    the answer, e.g. ``check("module-names", my_names, quiz)``. A prediction still None
+    gets "write your prediction first", never an error.
     """
+    if exercise in PREDICTIONS:
+        return _grade_prediction(PREDICTIONS[exercise], answer, given)
     if exercise not in EXERCISES:
         raise InputError(message(
             f"there is no exercise {exercise!r}.", where="nnbook.exercises.check",
-            values=f"the exercises: {', '.join(EXERCISES)}",
+            values=f"the exercises: {', '.join(EXERCISES)}; the predictions: "
+                   f"{', '.join(PREDICTIONS)}",
             hint="use one of the ids above, e.g. check('swish', Swish)."))
+    if given:
+        raise InputError(message(
+            f"check({exercise!r}, ...) takes your answer alone; it got {len(given)} more "
+            "argument(s).", where="nnbook.exercises.check",
+            hint=f"call check({exercise!r}, YourClass)."))
     from ._solutions import SOLUTIONS
 
     ex, ref = EXERCISES[exercise], SOLUTIONS[exercise]
@@ -112,6 +126,16 @@ def check(exercise: str, answer) -> CheckResult:
     x, w = _inputs((2, 3, 7, 5), (3, 1, 3, 2))
     return check_function(answer, x, w, expected=lambda x, w: nn.functional.conv2d(
         x, w, groups=3), _label="nb.nn.functional.conv2d(x, weight, groups=3)", **common)
+
+
+def _grade_prediction(entry, answer, given):
+    if len(given) != len(entry.given):
+        wanted = ", ".join(("answer",) + entry.given)
+        raise InputError(message(
+            f"check({entry.id!r}, ...) takes {wanted}; it got {1 + len(given)} argument(s).",
+            where="nnbook.exercises.check",
+            hint=f"call check({entry.id!r}, {wanted}), as the notebook's cell does."))
+    return grade(entry, answer, given)
 
 
 def check_solutions() -> "Summary":

@@ -11,15 +11,16 @@ import numpy as np
 from .. import nn
 from ..autograd import Function
 from ..autograd.custom import positional_names
+from ..autograd.function import FunctionCtx
 from ..errors import fmt_shape
 from ..tensor import Tensor, _wrap
+from .gradients import _check_gradients
 from .harness import (
     _GENERIC_UNFINISHED,
     SEED,
     _arg_names,
     _attempt,
     _check_forward,
-    _check_gradients,
     _fresh,
     _Leaf,
     _make_args,
@@ -67,8 +68,9 @@ def check_function(fn, *inputs, expected=None, title=None, todo_hint=_GENERIC_UN
         if checks.stopped:
             checks.skip("backward is checked once the forward works")
         else:
+            needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
             _check_gradients(checks, "backward", lambda: fn.apply(*args), leaves, grad_name,
-                             todo_hint)
+                             todo_hint, record=lambda: fn.forward(FunctionCtx(needs), *args))
         for extra in _after_gradients if not checks.stopped else ():
             extra(checks, fn)
     return checks.result()
@@ -137,7 +139,8 @@ def check_bprop(module, *inputs, expected=None, title=None, todo_hint=_GENERIC_U
                           todo_hint) is None:
             checks.skip("bprop is checked once the forward works")
             return checks.result()
-        _check_gradients(checks, "bprop", lambda: module(*args), leaves, "dout", todo_hint)
+        _check_gradients(checks, "bprop", lambda: module(*args), leaves, "dout", todo_hint,
+                         record=lambda: module.forward(*args))
     return checks.result()
 
 
@@ -272,6 +275,9 @@ def _check_registration(checks, layer, reference) -> bool:
     else:
         wanted = dict(reference.named_parameters())
         label = type(reference).__name__
+        if list(registered) != list(wanted) and sorted(registered) == sorted(wanted):
+            _another_order(checks, "parameters", list(registered), list(wanted), label)
+            return False
         if list(registered) != list(wanted):
             checks.fail(f"the parameters are named {list(registered)}; {label} names them "
                         f"{list(wanted)}",
@@ -288,14 +294,34 @@ def _check_registration(checks, layer, reference) -> bool:
                             f"{fmt_shape(want)}{other}",
                             f"create '{name}' with shape {fmt_shape(want)}, as {label} does.")
                 return False
+    return _check_state_dict_keys(checks, layer, reference)
+
+
+def _check_state_dict_keys(checks, layer, reference) -> bool:
     keys = list(layer.state_dict())
-    if reference is not None and keys != list(reference.state_dict()):
-        checks.fail(f"state_dict keys are {keys}; {type(reference).__name__}'s are "
-                    f"{list(reference.state_dict())}",
-                    "register exactly the parameters and buffers the reference has.")
+    wanted = None if reference is None else list(reference.state_dict())
+    if wanted is not None and keys != wanted:
+        if sorted(keys) == sorted(wanted):
+            _another_order(checks, "state_dict keys", keys, wanted, type(reference).__name__)
+        else:
+            checks.fail(f"state_dict keys are {keys}; {type(reference).__name__}'s are {wanted}",
+                        "register exactly the parameters and buffers the reference has.")
         return False
     checks.ok(f"state_dict keys: {keys}")
     return True
+
+
+def _another_order(checks, what, found, wanted, label):
+    """The right names, registered in another order: a module registers its parameters
+    (and so orders parameters(), state_dict() and an optimizer's lists) in the order
+    __init__ assigns them."""
+    first = next(i for i, (f, w) in enumerate(zip(found, wanted)) if f != w)
+    checks.fail(f"the {what} are registered in another order: {label} has {wanted}, yours "
+                f"{found} (the names are right, the order is not: '{found[first]}' comes "
+                f"where {label} has '{wanted[first]}')",
+                f"assign them in __init__ in {label}'s order ({', '.join(wanted)}): a list of "
+                "PyTorch weights loaded by position, e.g. zip(model.parameters(), weights), "
+                "would otherwise put each value into the wrong parameter.")
 
 
 def _tensor_kind(value) -> str:

@@ -7,7 +7,6 @@ Every check in ``general`` is built from these pieces; each adds ✓, ✗ or …
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import re
 import traceback
@@ -18,8 +17,6 @@ import numpy as np
 
 from ..autograd import teaching_mode
 from ..autograd.custom import positional_names
-from ..autograd.numerical import constant_factor, numerical_vjp
-from ..context import no_grad
 from ..errors import ContractError, NnbookError, describe_frame, fmt_shape
 from ..random import default_generator
 from ..tensor import Tensor, _wrap
@@ -245,145 +242,3 @@ def _check_forward(checks, part, call, leaves, expected, expected_label, todo_hi
 
 def _index(at) -> str:
     return ", ".join(str(int(i)) for i in at)
-
-
-# --------------------------------------------------------------------------
-# The gradients: the contract, then each one against numerical derivatives
-# --------------------------------------------------------------------------
-
-def _check_gradients(checks, part, run, leaves, grad_name, todo_hint, contract=True):
-    """One line for the contract (custom rules only), then one line per leaf.
-
-    ``run()`` computes the outputs from the leaves, recording the graph; the
-    comparison is nb.gradcheck's: L = sum(dout * out) for a fixed random dout.
-    """
-    with no_grad():
-        first = _outputs(run())
-    rng = np.random.default_rng(SEED)
-    douts = [rng.standard_normal(o.shape) for o in first]
-
-    def analytical(scale):
-        for leaf in leaves:
-            leaf.tensor.grad = None
-        outs = _outputs(run())
-        terms = [(o * _wrap(scale * d)).sum() for o, d in zip(outs, douts) if o.requires_grad]
-        if terms:
-            total = terms[0]
-            for term in terms[1:]:
-                total = total + term
-            total.backward(retain_graph=True)
-        return [None if leaf.tensor.grad is None else leaf.tensor.grad._array.copy()
-                for leaf in leaves]
-
-    ok, runs = _attempt(checks, part, lambda: (analytical(2.0), analytical(1.0)), todo_hint)
-    if not ok:
-        checks.skip("the gradients are compared once it runs")
-        return
-    doubled, grads = runs
-    if contract:
-        checks.ok(f"{part} keeps the contract: one gradient per input, each with its "
-                  "input's shape")
-
-    def loss():
-        with no_grad():
-            outs = _outputs(run())
-        return sum(float(np.sum(o._array.astype(np.float64) * d)) for o, d in zip(outs, douts))
-
-    numericals = [numerical_vjp(loss, leaf.tensor._array, EPS) for leaf in leaves]
-    _judge_gradients(checks, leaves, grads, doubled, numericals, douts, grad_name)
-
-
-def _judge_gradients(checks, leaves, grads, doubled, numericals, douts, grad_name):
-    """One line per leaf: its gradient against the numerical one, and what a mismatch means."""
-    swapped = _swapped_pairs(leaves, grads, numericals)
-    for leaf, grad, grad2, numerical in zip(leaves, grads, doubled, numericals):
-        x = leaf.tensor._array
-        if leaf.name in swapped:
-            other = swapped[leaf.name]
-            checks.fail(f"the gradients for '{leaf.name}' and '{other}' are swapped: the one "
-                        f"returned for '{leaf.name}' is the right one for '{other}'",
-                        f"return the gradients in the order of the forward's inputs: the one "
-                        f"for '{leaf.name}' where '{leaf.name}' comes.")
-            continue
-        if grad is None:
-            if np.allclose(numerical, 0, atol=ATOL):
-                checks.ok(f"'{leaf.name}' gets no gradient, and the output does not depend "
-                          "on it")
-            else:
-                checks.fail(f"no gradient reached '{leaf.name}', but the output depends on it",
-                            leaf.missing_hint)
-            continue
-        err = np.abs(grad - numerical)
-        bad = err > ATOL + RTOL * np.abs(numerical)
-        if not bad.any():
-            checks.ok(f"the gradient for '{leaf.name}' matches numerical derivatives")
-            continue
-        at = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
-        what, step = _explain(leaf.name, grad, grad2, numerical, x, grad_name)
-        checks.fail(what, step,
-                    f"at element [{_index(at)}] of '{leaf.name}' {fmt_shape(x.shape)}: "
-                    f"numerical {float(numerical[at]):.4g}, yours {float(grad[at]):.4g} "
-                    f"({int(bad.sum())} of {bad.size} elements differ)"
-                    + _local_view(leaf.name, x, douts, at, numerical, grad_name))
-
-
-def _explain(name, grad, doubled, numerical, x, grad_name) -> tuple[str, str]:
-    """(what is wrong, the next step) for a gradient that disagrees with the numbers."""
-    scale = max(float(np.abs(numerical).max()), 1e-12)
-    by_hand = (f"work out d out / d {name} by hand at the element shown and compare it with "
-               "your code, term by term.")
-    if not np.any(grad):
-        return (f"the gradient for '{name}' is all zeros, but the output depends on '{name}'",
-                f"build the gradient for '{name}' from {grad_name} and the derivative of the "
-                "forward.")
-    if doubled is not None and np.allclose(doubled, grad, rtol=1e-6, atol=1e-12):
-        c = constant_factor(grad, x) if x.size > 1 else None
-        if c is not None:
-            what = (f"the gradient for '{name}' is {_times(c)}'{name}' itself, and does not "
-                    f"scale with {grad_name}")
-        else:
-            what = (f"the gradient for '{name}' does not scale with {grad_name}: doubling "
-                    f"{grad_name} left it unchanged")
-        return what, (f"multiply by {grad_name} (the chain rule): return {grad_name} * "
-                      f"(d out / d {name}), not d out / d {name} alone.")
-    if np.allclose(grad, -numerical, rtol=1e-3, atol=1e-6 * scale):
-        return (f"the gradient for '{name}' has the wrong sign everywhere",
-                "look for a minus sign: in a derivative, in a subtraction written the wrong "
-                "way round, or in 1 - s.")
-    c = constant_factor(grad, numerical)
-    if c is not None and c > 0:
-        return (f"the gradient for '{name}' is {c:.3g} times the right one: a constant "
-                "factor is off", "look for a constant too many or too few (a 2, or a 1/2), then "
-                + by_hand)
-    return f"the gradient for '{name}' differs from numerical derivatives", by_hand
-
-
-def _swapped_pairs(leaves, grads, numericals) -> dict:
-    """name -> the other name, for two inputs whose returned gradients are each the other's
-    right one (and not their own): the gradients came back in the wrong order."""
-    def near(a, b):
-        return a is not None and a.shape == b.shape and \
-            np.allclose(a, b, rtol=RTOL, atol=ATOL)
-    found = {}
-    for i, j in itertools.combinations(range(len(leaves)), 2):  # each pair i < j once
-        gi, gj, ni, nj = grads[i], grads[j], numericals[i], numericals[j]
-        if near(gi, nj) and near(gj, ni) and not near(gi, ni):
-            found[leaves[i].name], found[leaves[j].name] = leaves[j].name, leaves[i].name
-    return found
-
-
-def _local_view(name, x, douts, at, numerical, grad_name) -> str:
-    """For an elementwise rule (one output of the input's shape): the input, the incoming
-    gradient and the local derivative the rule should have used at the failing element."""
-    if len(douts) != 1 or douts[0].shape != x.shape or not x.shape:
-        return ""
-    d = float(douts[0][at])
-    text = f"\n  there: {name} = {float(x[at]):.4g}, {grad_name} = {d:.4g}"
-    if abs(d) > 1e-8:
-        text += (f", so d out / d {name} should be {float(numerical[at]) / d:.4g} "
-                 f"(numerical gradient / {grad_name})")
-    return text
-
-
-def _times(c: float) -> str:
-    return "" if abs(c - 1) < 1e-4 else f"{c:.3g} * "
