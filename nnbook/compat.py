@@ -171,6 +171,13 @@ DIFFERENCES = [
                "the error names the op and its saved tensor; under `nb.detect_anomaly()` it "
                "also shows the user's line that made the op", "ops record (file, line) only "
                "while observed, which keeps every op cheap"),
+    Difference("autograd", "a second `backward()` through the same graph raises only where "
+               "a node saved tensors (`(a * b).sum()`); through `a + b` or `x.sum()` it runs "
+               "again", "the same for nodes that saved nothing (`a + b`); a node that kept "
+               "anything for its backward, even only its arguments (`x.sum(dim=1)`, "
+               "`x.reshape(...)`), raises as if it had saved a tensor", "a node frees "
+               "everything it kept after its backward; telling tensors from arguments would "
+               "cost every node a look through what it kept"),
     Difference("autograd", "`torch.inference_mode()` makes inference tensors that autograd "
                "refuses later", "`nb.inference_mode()` is `no_grad()`: tensors made inside "
                "are ordinary", "there is no faster mode to switch to"),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -72,7 +72,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     if record and out._array.dtype.kind == "f":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
         op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
-        op.versions = tuple([t._counter[0] for t in inputs])
+        op.versions = tuple(map(_first, map(_counter, inputs)))  # each t._counter[0]
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
             op.output_counter, op.output_version = out._counter, out._counter[0]
@@ -83,6 +83,8 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
 _requires_grad = attrgetter("_requires_grad")
 _array = attrgetter("_array")
 _grad_fn = attrgetter("grad_fn")
+_counter = attrgetter("_counter")
+_first = itemgetter(0)
 
 
 def _link(op, inputs, out) -> None:

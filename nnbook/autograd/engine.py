@@ -29,15 +29,15 @@ def topological_order(roots) -> list:
     """
     order, seen = [], set()
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        seen.add(root)
         stack = [(root, iter(root.parents))]
         while stack:
             node, pending = stack[-1]
             for parent in pending:
-                if parent is not None and id(parent) not in seen:
-                    seen.add(id(parent))
+                if parent is not None and parent not in seen:
+                    seen.add(parent)
                     stack.append((parent, iter(parent.parents)))
                     break
             else:
@@ -55,30 +55,36 @@ def run_backward(roots, retain_graph=False) -> dict:
     every non-leaf whose node has ``retained`` set (``retain_grad()``).  Unless
     ``retain_graph``, each node frees what it saved once its backward has run.
     """
-    grads, found = {}, {}
+    grads, found = {}, {}  # grads: node (or id of a leaf) -> gradient of its output
     for node, grad in roots:
-        grads[id(node)] = grad if id(node) not in grads else grads[id(node)] + grad
+        grads[node] = grad if node not in grads else grads[node] + grad
     for node in reversed(topological_order([node for node, _ in roots])):
-        grad_out = grads.pop(id(node), None)
+        grad_out = grads.pop(node, None)
         if grad_out is None:  # every path from here to the roots returned None
             continue
-        for hook in node.hooks:                    # Tensor.register_hook on its output
-            grad_out = hook(grad_out)
-        kept = node.retained() if node.retained is not None else None
-        if kept is not None:
-            found[id(kept)] = (kept, grad_out)
+        if node.hooks or node.retained is not None:
+            grad_out = _hooks_and_retained(node, grad_out, found)
         grads_in = _node_backward(node, grad_out, retain_graph)
         for t, parent, g in zip(node.inputs, node.parents, grads_in):
             if g is None:
                 continue
-            if parent is None:
-                key = id(t)
-                found.setdefault(key, (t, None))
-            else:
-                key = id(parent)
-            prev = grads.get(key)
-            grads[key] = g if prev is None else prev + g
+            if parent is None:  # a leaf
+                parent = id(t)
+                found.setdefault(parent, (t, None))
+            prev = grads.get(parent)
+            grads[parent] = g if prev is None else prev + g
     return {key: (t, grads.get(key, g)) for key, (t, g) in found.items()}
+
+
+def _hooks_and_retained(node, grad_out, found):
+    """Run the hooks on the node's output (``register_hook``); keep its gradient if the
+    output called ``retain_grad()``."""
+    for hook in node.hooks:
+        grad_out = hook(grad_out)
+    kept = node.retained() if node.retained is not None else None
+    if kept is not None:
+        found[id(kept)] = (kept, grad_out)
+    return grad_out
 
 
 def _node_backward(node, grad_out, retain_graph):
@@ -89,10 +95,7 @@ def _node_backward(node, grad_out, retain_graph):
             "backward() through the same graph.", where="backward", line=None,
             hint="compute the loss again (a new forward) before each backward(); or, to go "
             "through one graph twice, call the first one as loss.backward(retain_graph=True)."))
-    for t, version in zip(node.inputs, node.versions):
-        if t._counter[0] != version:  # changed in place since: does the node still need it?
-            check_saved(node)
-    if node.keeps_output:
+    if node.keeps_output or _changed_since(node):  # does the node still have its values?
         check_saved(node)
     try:
         grads_in = node.backward(grad_out)
@@ -104,20 +107,28 @@ def _node_backward(node, grad_out, retain_graph):
             where="backward", line=False,
             hint="this op's backward rule raised; if it is your own rule, check it "
             "with nb.gradcheck on small inputs.")) from err
-    fitted = []
-    for i, (t, g, need) in enumerate(zip(node.inputs, grads_in, node.needs_input_grad)):
+    fitted = []  # each gradient as an array of its input's shape and dtype, or None
+    for t, g, need in zip(node.inputs, grads_in, node.needs_input_grad):
         if g is not None and need:
             array = t._array
             if type(g) is not np.ndarray or g.shape != array.shape or g.dtype != array.dtype:
-                g = fit_gradient(node, i, g, array)
+                g = fit_gradient(node, len(fitted), g, array)
             fitted.append(g)
         else:
             fitted.append(None)
     for observer in context.observers:
         observer.backward_step(node, grad_out, fitted)
-    if not retain_graph:
+    if not retain_graph and node.__dict__:  # a node that saved nothing stays usable (PyTorch)
         node.release()
     return fitted
+
+
+def _changed_since(node) -> bool:
+    """Has an input been changed in place since the node ran?"""
+    for t, version in zip(node.inputs, node.versions):
+        if t._counter[0] != version:
+            return True
+    return False
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray | None:

@@ -15,14 +15,14 @@ GEMMs, the planes layout, scratch buffers and threads:
   norm.py         BatchNorm
   elementwise.py  ReLU
 """
-from ..ops.base import kernel_modules
+from ..ops.base import load_kernels_with
 from .scratch import release_scratch
 from .threads import get_num_threads, set_num_threads
 
 # Each kernel module is imported (and registers its kernels) when the first op of its
 # reference module is built, so that `import nnbook` stays light.
-kernel_modules.update({f"nnbook.ops.{family}": f"nnbook.kernels.{kernels}" for family, kernels in
-                       (("conv", "conv"), ("pool", "pool"), ("norm", "norm"),
-                        ("elementwise", "elementwise"))})
+for _family in ("conv", "pool", "norm", "elementwise"):  # ops/conv.py -> kernels/conv.py ...
+    load_kernels_with(f"nnbook.ops.{_family}", f"nnbook.kernels.{_family}")
+del _family
 
 __all__ = ["get_num_threads", "release_scratch", "set_num_threads"]
