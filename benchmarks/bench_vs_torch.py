@@ -31,6 +31,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -295,11 +296,18 @@ def import_cost(rounds=15):
     """Median extra time of `import nnbook` over `import numpy`, in fresh interpreters."""
     root = str(Path(__file__).resolve().parents[1])
 
+    # As a user imports it: from compiled bytecode (an installed package has it; a
+    # checkout writes it on the first import).  Some environments switch bytecode off
+    # (PYTHONDONTWRITEBYTECODE), which would time compiling nnbook's source instead.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="nnbook-bench-pycache-")
+
     def run(stmt):
         code = (f"import time, sys; sys.path.insert(0, {root!r}); t = time.perf_counter(); "
                 f"{stmt}; print(time.perf_counter() - t)")
         return float(subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                    text=True, check=True).stdout)
+                                    text=True, check=True, env=env).stdout)
+    run("import nnbook")  # writes the bytecode of both
     numpy_t, nnbook_t = [], []
     for _ in range(rounds):
         numpy_t.append(run("import numpy"))

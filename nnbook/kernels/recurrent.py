@@ -19,6 +19,7 @@ import numpy as np
 
 from ..ops.base import quiet, register_kernel
 from ..ops.recurrent import LSTMSequence
+from .memory import keep_freed_memory
 
 
 @register_kernel(LSTMSequence)
@@ -26,6 +27,7 @@ class LSTMSequenceKernel(LSTMSequence):
 
     @quiet
     def forward(self, gx, h0, c0, w_hh, b_hh=None):
+        keep_freed_memory()  # once: the arrays below are made again every sequence
         steps, batch, width = gx.shape
         size = width // 4
         # sigmoid(x) = (1 + tanh(x / 2)) / 2: with the rows of i, f and o halved (exactly:
