@@ -166,17 +166,15 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
         self._requires_grad, self._counter, self._view = False, [0], None
 
     # -- what a tensor is ----------------------------------------------------
-    @property
-    def shape(self) -> tuple:
-        return self._array.shape
+    # The size of each dimension.  (A property whose getter is C code, attrgetter: shape
+    # rules read it on every op, and a Python getter would cost a call each time.)
+    shape = property(attrgetter("_array.shape"), doc="The size of each dimension: x.shape.")
 
     @property
     def dtype(self) -> dtypes.dtype:
         return dtypes.of_numpy(self._array.dtype)
 
-    @property
-    def ndim(self) -> int:
-        return self._array.ndim
+    ndim = property(attrgetter("_array.ndim"), doc="The number of dimensions: x.ndim.")
 
     def dim(self) -> int:
         return self._array.ndim
