@@ -67,6 +67,10 @@ def test_linear(bias):
     dict(in_channels=2, out_channels=4, kernel_size=(2, 3), padding=1, stride=(1, 2),
          groups=2, padding_mode="circular"),
     dict(in_channels=2, out_channels=3, kernel_size=3, padding="same", dilation=(1, 2)),
+    dict(in_channels=2, out_channels=3, kernel_size=(4, 3), padding="same",
+         padding_mode="reflect"),  # 'same' with an even kernel: the odd pixel at the end
+    dict(in_channels=2, out_channels=3, kernel_size=(2, 3), padding="same", dilation=(3, 2),
+         padding_mode="replicate"),
 ])
 def test_conv2d(args):
     layer = nn.Conv2d(**args)

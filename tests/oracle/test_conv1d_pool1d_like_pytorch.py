@@ -69,6 +69,20 @@ def test_conv1d_layer_like_pytorch(rng, mode):
           [xt, theirs.weight, theirs.bias])
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("k, dilation", [(4, 1), (3, 2)])
+def test_conv1d_same_padding_of_any_mode_like_pytorch(rng, mode, k, dilation):
+    ours = nn.Conv1d(3, 5, k, padding="same", dilation=dilation, padding_mode=mode,
+                     dtype=nb.float64)
+    theirs = torch.nn.Conv1d(3, 5, k, padding="same", dilation=dilation, padding_mode=mode,
+                             dtype=torch.float64)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    (x,), (xt,) = both(rng, (2, 3, 9))
+    assert ours(x).shape == (2, 5, 9)
+    agree(ours(x), theirs(xt), rng, [x, ours.weight, ours.bias],
+          [xt, theirs.weight, theirs.bias])
+
+
 def test_conv1d_default_initialisation_has_pytorchs_bounds():
     layer = nn.Conv1d(6, 40, 5, groups=2)  # fan_in = 3 * 5
     bound = 1 / np.sqrt(15)  # kaiming_uniform(a=sqrt(5)) and the bias: both 1/sqrt(fan_in)

@@ -6,7 +6,7 @@ import numpy as np
 from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
 from ...ops.base import channels_hint, pair
-from ...ops.conv import conv_padding
+from ...ops.conv import conv_padding, conv_pads
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -53,10 +53,6 @@ class Conv2d(Module):
                     f"groups={self.groups} must divide {name} ({size}).", where=cls,
                     hint="each group convolves in_channels/groups inputs into "
                     "out_channels/groups outputs; pick groups dividing both."))
-        if padding_mode != "zeros" and isinstance(self.padding, str):
-            raise InputError(message(
-                f"padding={self.padding!r} works with padding_mode='zeros' only.", where=cls,
-                hint="give the padding as numbers, e.g. padding=kernel_size // 2."))
         dtype = np.dtype(dtype or default_float())
         kh, kw = self.kernel_size
         self.weight = Parameter(np.empty(
@@ -72,8 +68,10 @@ class Conv2d(Module):
         if ndim in (3, 4) and input.shape[-3] != self.in_channels:
             self._wrong_channels(input)
         if self.padding_mode != "zeros":  # pad the border first, then convolve without padding
-            (ph, pw) = self.padding
-            input = F.pad(input, (pw, pw, ph, ph), mode=_PADDING_MODES[self.padding_mode])
+            (top, bottom), (left, right) = conv_pads(self.padding, self.kernel_size,
+                                                     self.dilation)  # 'same' too, as PyTorch
+            input = F.pad(input, (left, right, top, bottom),
+                          mode=_PADDING_MODES[self.padding_mode])
             return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation,
                             self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,

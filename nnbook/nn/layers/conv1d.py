@@ -7,7 +7,7 @@ import numpy as np
 from ...dtypes import default_float
 from ...errors import InputError, message
 from ...ops.base import pair
-from ...ops.conv import conv_padding
+from ...ops.conv import conv_padding, conv_pads
 from ...ops.onedim import single
 from .. import functional as F
 from .. import init
@@ -65,18 +65,14 @@ class Conv1d(Module):
                     f"groups={self.groups} must divide {name} ({size}).", where=cls,
                     hint="each group convolves in_channels/groups inputs into "
                     "out_channels/groups outputs; pick groups dividing both."))
-        if self.padding_mode != "zeros" and isinstance(self.padding, str):
-            raise InputError(message(
-                f"padding={self.padding!r} works with padding_mode='zeros' only.", where=cls,
-                hint="give the padding as a number, e.g. padding=kernel_size // 2."))
 
     def reset_parameters(self) -> None:
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input):
         if self.padding_mode != "zeros":  # pad the ends first, then convolve without padding
-            (p,) = self.padding
-            input = F.pad(input, (p, p), mode=_PADDING_MODES[self.padding_mode])
+            ((left, right),) = conv_pads(self.padding, self.kernel_size, self.dilation)
+            input = F.pad(input, (left, right), mode=_PADDING_MODES[self.padding_mode])
             return F.conv1d(input, self.weight, self.bias, self.stride, 0, self.dilation,
                             self.groups)
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
