@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DimError, DTypeError, InputError, fmt_shape
+from ..errors import DimError, DTypeError, fmt_shape
 from .base import Op, check_float
 
 
@@ -74,35 +74,3 @@ class Embedding(Op):
             grad_w[self.padding_idx] = 0  # the padding row never learns
         return None, grad_w
 
-
-class OneHot(Op):
-    """y[..., c] = 1 where c == index (int64); no gradient."""
-
-    name = "one_hot"
-
-    def __init__(self, num_classes):
-        self.num_classes = num_classes
-
-    def infer(self, indices):
-        check_indices(self, indices, "tensor")
-        return tuple(indices.shape) + (self.num_classes,)
-
-    def out_dtype(self, indices):
-        return np.dtype(np.int64)
-
-    def forward(self, indices):
-        classes = self.num_classes
-        bad = (indices < 0) | (indices >= classes)
-        if bad.any():
-            value = int(indices.reshape(-1)[np.argmax(bad.reshape(-1))])
-            self.fail(f"class value {value} at position {first_bad(bad)} "
-                      f"does not fit num_classes={classes} (valid: 0 to {classes - 1}).",
-                      values=f"tensor {fmt_shape(indices.shape)}   min {int(indices.min())}   "
-                      f"max {int(indices.max())}", cls=InputError,
-                      hint=f"give num_classes={int(indices.max()) + 1} or more (or leave it "
-                      "out to use the largest value + 1)." if value >= 0 else
-                      "class values count from 0; negative values have no column.")
-        return (indices[..., None] == np.arange(classes)).astype(np.int64)
-
-    def backward(self, grad_out):  # integer output: no gradient
-        return (None,)
