@@ -61,7 +61,7 @@ def test_a_4d_tensor_is_a_box_with_a_non_square_front_face_and_its_sizes_written
     front = patches(ax, Rectangle)
     assert len(front) == 1 and len(patches(ax, Polygon)) == 2  # front, side and top faces
     assert (front[0].get_width(), front[0].get_height()) == pytest.approx((0.8, 1.6))
-    assert texts(ax) == ["H=16", "W=8", "C=3", "(10, 3, 16, 8)", "batch 10"]
+    assert texts(ax) == ["H=16", "W=8", "C=3", "(10, 3, 16, 8)", "input, batch 10"]
     assert len(artists) == 8
     assert front[0].get_edgecolor()[:3] == pytest.approx(_rgb(INPUT))
 
@@ -72,7 +72,7 @@ def test_a_feature_tensor_is_a_bar_and_the_batch_is_only_written():
     (bar,) = patches(ax, Rectangle)
     assert bar.get_height() == pytest.approx(1.024) and bar.get_width() < 0.2
     assert patches(ax, Polygon) == []
-    assert texts(ax) == ["F=512", "(10, 512)", "batch 10"]
+    assert texts(ax) == ["F=512", "(10, 512)", "output, batch 10"]
     assert bar.get_edgecolor()[:3] == pytest.approx(_rgb(OUTPUT))
 
 
@@ -111,7 +111,7 @@ def test_a_sum_step_stacks_both_inputs_with_a_plus(trace):
     assert len(patches(ax, Rectangle)) == 3
     shown = texts(ax)
     assert shown.count("(10, 512, 4, 2)") == 3 and "+" in shown and "Sum: add" in shown
-    assert shown.count("batch 10") == 2  # once for the inputs, once for the output
+    assert shown.count("input, batch 10") == 1 and shown.count("output, batch 10") == 1
 
 
 def test_reshape_and_linear_steps_draw_bars(trace):

@@ -206,3 +206,25 @@ def test_a_model_that_starts_with_an_embedding_is_walked_on_token_indices():
     table = nb.summary(model, (7, 3))
     assert table.input_bytes == 7 * 3 * 8              # int64 indices
     assert table.activation_bytes == (7 * 3 * 4 + 7 * 12 + 7 * 5) * 4  # float32 outputs
+
+
+class HeadBeforeEmbedding(nn.Module):
+    """The head is registered first, but the embedding is what reads the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(6, 5)
+        self.embed = nn.Embedding(20, 6)
+
+    def forward(self, tokens):
+        return self.head(self.embed(tokens))
+
+
+def test_an_embedding_called_first_but_registered_later_reads_token_indices():
+    trace = nb.infer_shapes(HeadBeforeEmbedding(), (7, 3))
+    assert trace.ok and trace.output_shape == (7, 3, 5) and trace.input_dtype == "int64"
+    assert nb.summary(HeadBeforeEmbedding(), (7, 3)).input_bytes == 7 * 3 * 8
+    # a dtype asked for is used as it is: floats into the embedding name it and the fix
+    trace = nb.infer_shapes(HeadBeforeEmbedding(), (7, 3), dtype=nb.float32)
+    assert [s.path for s in trace.steps] == ["embed"] and trace.steps[0].failed
+    assert "expects integer indices" in str(trace.error) and ".long()" in str(trace.error)

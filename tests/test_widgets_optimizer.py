@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
+from projector import png_size  # noqa: E402
 from shared import PNG_MAGIC, shown, split_floats  # noqa: E402
 
 import nnbook as nb  # noqa: E402
@@ -76,7 +77,7 @@ def test_the_widget_shows_its_path_and_every_control_redraws():
     fig = playground.figure
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[0] == "path of AdamW (120 steps)" and "contours: equal loss" in labels
-    assert fig.get_size_inches()[0] * 80 >= 1200    # wide enough for a projector
+    assert png_size(shown(playground)[1])[0] >= 1200    # wide enough for a projector
 
 
 def test_a_learning_rate_too_large_diverges_and_says_so():

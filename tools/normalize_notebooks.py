@@ -252,7 +252,7 @@ def execute_file(path: Path, timeout: int = 600) -> None:
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             record_timing=False, store_widget_state=False,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
-    client.execute()
+    client.execute(cleanup_kc=True)  # stop the kernel now (a km given is not stopped)
     path.write_text(nbformat.writes(nb), encoding="utf-8", newline="\n")
 
 

@@ -56,6 +56,7 @@ class ShapeTrace:
     steps: tuple
     output_shape: tuple | None
     error: ShapeError | None = field(default=None, compare=False)
+    input_dtype: np.dtype | None = field(default=None, compare=False)  # of the walked inputs
 
     @property
     def ok(self) -> bool:
@@ -245,7 +246,10 @@ def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:
 
 def input_dtype(model):
     """What the model reads: token indices (int64) if its first layer is an embedding,
-    else its parameters' float dtype (a .double() model gets float64 inputs)."""
+    else its parameters' float dtype (a .double() model gets float64 inputs).
+
+    The first layer registered is a guess at the first one called: trace_shapes walks
+    again on indices when the walk stops at once in an embedding handed floats."""
     first = next((m for m in model.modules() if not list(m.children())), None)
     if first is not None and hasattr(first, "num_embeddings"):
         return np.dtype(np.int64)
@@ -256,10 +260,25 @@ def trace_shapes(model, input_shape, dtype, where: str) -> ShapeTrace:
     """infer_shapes, with ``where`` naming the function the user called in messages."""
     check_model(model, where)
     shapes = _as_shapes(input_shape, where)
-    if dtype is None:  # the model's own float dtype (a .double() model gets float64 inputs)
-        dtype = input_dtype(model)
-    else:
-        dtype = dtypes.numpy_dtype(dtype, where)
+    if dtype is not None:
+        return _walk(model, shapes, dtypes.numpy_dtype(dtype, where))
+    trace = _walk(model, shapes, input_dtype(model))
+    if trace.input_dtype.kind == "f" and _stopped_in_an_embedding(model, trace):
+        # an embedding is called first though another layer was registered before it
+        trace = _walk(model, shapes, np.dtype(np.int64))
+    return trace
+
+
+def _stopped_in_an_embedding(model, trace) -> bool:
+    """True if the walk failed at its first step, in an embedding (it read floats)."""
+    if len(trace.steps) != 1 or not trace.steps[0].failed:
+        return False
+    modules = dict(model.named_modules(remove_duplicate=False))
+    return hasattr(modules.get(trace.steps[0].path), "num_embeddings")
+
+
+def _walk(model, shapes, dtype) -> ShapeTrace:
+    """Run the model's forward on meta tensors of ``shapes`` and ``dtype``, recording."""
     inputs = [meta_tensor(s, dtype) for s in shapes]
     tracer = _Tracer(model)
     error, output = None, None
@@ -269,4 +288,5 @@ def trace_shapes(model, input_shape, dtype, where: str) -> ShapeTrace:
     except NnbookError as err:  # a mistake in the model: shapes, dtypes, arguments
         error = tracer.add_error_step(err)
     return ShapeTrace(model=type(model).__name__, input_shapes=tuple(shapes),
-                      steps=tuple(tracer.steps), output_shape=_shape_of(output), error=error)
+                      steps=tuple(tracer.steps), output_shape=_shape_of(output), error=error,
+                      input_dtype=np.dtype(dtype))

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError, fmt_shape
-from .shapes import ShapeTrace, input_dtype, trace_shapes
+from .shapes import ShapeTrace, trace_shapes
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,7 @@ def summary(model, input_shape, dtype=None) -> Summary:
         rows.append(SummaryRow(step.path, layer, step.output_shape, new, step.mult_adds,
                                step.trainable and step.kind == "layer", step.depth))
     params = list(model.parameters())  # unique, even when shared
-    in_dtype = dtypes.numpy_dtype(dtype, "nb.summary") if dtype is not None \
-        else input_dtype(model)
+    in_dtype = trace.input_dtype   # what the walk read: indices for an embedding
     if dtype is None or in_dtype.kind != "f":  # activations are the parameters' floats
         dtype = next((p.dtype for p in model.parameters()), dtypes.default_float())
     itemsize = np.dtype(dtype).itemsize

@@ -17,6 +17,10 @@ from matplotlib.figure import Figure
 
 PNG_DPI = 80
 PROJECTOR_PX = 1200  # every widget's PNG is at least this wide: readable on a projector
+# Shown PROJECTOR_PX wide, a figure this wide shows its text at its own size in points (as a
+# browser counts them, 96 px to the inch): a widget as wide draws no text under 12 pt, a
+# wider one proportionally more (12 pt * width / PROJECTOR_IN).
+PROJECTOR_IN = PROJECTOR_PX / 96
 
 
 def figure_png(fig: Figure, dpi: float = PNG_DPI) -> bytes:
@@ -63,9 +67,7 @@ class NnbookWidget(widgets.VBox):
         """Draw the current view and show it (assigning outputs: nothing leaks under nbval)."""
         self.figure.clear()
         self.draw(self.figure)
-        # a narrow figure is drawn at a higher resolution, never below PROJECTOR_PX wide
-        dpi = max(self.png_dpi, PROJECTOR_PX / self.figure.get_figwidth())
-        self._png = figure_png(self.figure, dpi)
+        self._png = figure_png(self.figure, self.dpi())
         self.caption.value = self.caption_html()
         self.output.outputs = ({
             "output_type": "display_data",
@@ -76,6 +78,10 @@ class NnbookWidget(widgets.VBox):
 
     def png(self) -> bytes:
         return self._png
+
+    def dpi(self) -> float:
+        """The PNG's resolution: a narrow figure is drawn finer, never below PROJECTOR_PX wide."""
+        return max(self.png_dpi, PROJECTOR_PX / self.figure.get_figwidth())
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         bundle = super()._repr_mimebundle_(include=include, exclude=exclude, **kwargs) or {}

@@ -24,7 +24,7 @@ import ipywidgets as widgets
 
 from ..errors import InputError, ShapeError, message
 from ..inspect.attention import AttentionRecord, record_attention
-from ._base import NnbookWidget
+from ._base import PROJECTOR_IN, NnbookWidget
 from ._following import FollowsTraining
 from .draw.attention import draw_attention_head, head_grid, top_keys
 from .palette import FORWARD_COLOR, LAYER_COLOR, MUTED_COLOR
@@ -43,7 +43,7 @@ class AttentionViewer(FollowsTraining, NnbookWidget):
     default ``tokens``); each layer takes the list of its lengths.
     """
 
-    figsize = (15.0, 6.0)
+    figsize = (PROJECTOR_IN, 6.0)
 
     def __init__(self, source, tokens, x=None, key_tokens=None, layer: int = 0,
                  head="all", query: int = 0, sample: int = 0, keep: int = 500,
@@ -299,9 +299,10 @@ class AttentionViewer(FollowsTraining, NnbookWidget):
     def draw(self, fig) -> None:
         heads = self.heads
         length, source = self.current_map.shape[2:]
-        # in inches: 15 wide (1200 px); as many panels side by side (at most 4) as leave
-        # each key 0.45 in (12-pt labels), rows as tall as the query labels need
-        width, bar_w, gap = 15.0, 1.4, 0.55
+        # in inches: PROJECTOR_IN wide (1200 px, where 12-pt text reads on a projector); as
+        # many panels side by side (at most 4) as leave each key 0.45 in (12-pt labels),
+        # rows as tall as the query labels need
+        width, bar_w, gap = PROJECTOR_IN, 1.4, 0.55
         label_w = 0.55 + 0.1 * max(len(t) for t in self.query_labels)
         need = max(2.2, 0.45 * source)
         columns = head_grid(len(heads))[1]

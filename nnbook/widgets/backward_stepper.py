@@ -26,7 +26,7 @@ from ..errors import InputError, message
 from ..errors import fmt_shape as _shape
 from ..inspect.records import trace_backward
 from ..inspect.values import value_summary
-from ._base import PNG_DPI, NnbookWidget
+from ._base import PROJECTOR_IN, NnbookWidget
 from .draw.graph import PastedImage, backward_order, draw_graph, render_node_labels
 from .draw.graph_layout import LAYER_IN, UNIT_IN, graph_layout, is_scalar_trace, signed_text
 from .draw.graph_step import draw_step_panel, step_view
@@ -65,9 +65,10 @@ class BackwardStepper(NnbookWidget):
         self.parts = graph_layout(self.trace, self.signed)
         self._labels = None
         layout = self.parts[2]
-        # sized so the labels fit their boxes; a very large graph is squeezed (and crowded)
-        # at least 15 inches: 1200 pixels at the widgets' 80 dpi, readable on a projector
-        self.figsize = (max(min(layout.width * UNIT_IN + 0.4, 11.0) + PANEL_IN, 15.0),
+        # sized so the labels fit their boxes; a very large graph is squeezed (and crowded).
+        # PROJECTOR_IN wide, its 12-pt text reads on a projector; a graph too wide for that
+        # widens the picture, and its text then shows smaller at the projector's width
+        self.figsize = (max(min(layout.width * UNIT_IN + 0.4, 11.0) + PANEL_IN, PROJECTOR_IN),
                         min(max(layout.depth * LAYER_IN + 0.4, 6.0), 20.0))
         total = len(self.trace.steps)
         self.prev_button = widgets.Button(description="◀ prev", tooltip="previous step")
@@ -114,7 +115,7 @@ class BackwardStepper(NnbookWidget):
         left = (graph_in + 0.15) / width
         key = (width, height)
         if self._labels is None or self._labels[0] != key:  # drawn once: text is slow
-            self._labels = (key, render_node_labels(self.parts, (width, height), rect, PNG_DPI,
+            self._labels = (key, render_node_labels(self.parts, (width, height), rect, self.dpi(),
                                                     backward_order(self.trace), left))
         fig.add_artist(PastedImage(*self._labels[1]))
         draw_step_panel(fig, self.trace, self.current, left=left, top=1 - 0.15 / height,

@@ -152,8 +152,9 @@ class GradientFlow(FollowsTraining, NnbookWidget):
         step, stats = current
         lines = self.activity_lines()
         fig.subplots_adjust(left=0.09, right=0.89, top=0.9, bottom=0.3 if lines else 0.22)
+        room = int((fig.get_figwidth() - 0.25) * 72 / (0.6 * 12))  # 12-pt characters
         for i, line in enumerate(lines):
-            fig.text(0.01, 0.07 - 0.055 * i, _fit(line), fontsize=12, color=MUTED_COLOR,
+            fig.text(0.01, 0.07 - 0.055 * i, _fit(line, room), fontsize=12, color=MUTED_COLOR,
                      ha="left", va="bottom")
         draw_gradient_bars(ax, stats, self.stat_dropdown.value, self.log_checkbox.value,
                            self.thresholds, self.bias_checkbox.value, limits=self._limits(),
@@ -241,8 +242,8 @@ class GradientFlow(FollowsTraining, NnbookWidget):
         return '<div style="font-size:15px;line-height:1.5;">' + "<br>".join(parts) + "</div>"
 
 
-def _fit(line: str, width: int = 150) -> str:
-    """One line of the picture, cut to what fits at 12 pt (the text view has it all)."""
+def _fit(line: str, width: int) -> str:
+    """One line of the picture, cut to ``width`` characters (the text view has it all)."""
     return line if len(line) <= width else line[:width - 2] + " …"
 
 

@@ -239,9 +239,7 @@ def expand_trace(model, input_shape) -> tuple:
             names.append(None)
         i += 1
     steps = [replace(s, index=k) for k, s in enumerate(steps)]
-    expanded = ShapeTrace(model=trace.model, input_shapes=trace.input_shapes,
-                          steps=tuple(steps), output_shape=trace.output_shape,
-                          error=trace.error)
+    expanded = replace(trace, steps=tuple(steps))
     return expanded, names
 
 

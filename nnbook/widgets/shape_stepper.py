@@ -158,7 +158,8 @@ class ShapeStepper(NnbookWidget):
         inputs = " ".join(fmt_shape(s) for s in step.input_shapes) or "()"
         if step.failed:
             what = split_error(step.error)["what"]
-            what = what.split(": ", 1)[1] if what.startswith(step.name + ": ") else what
+            # the line names the layer already: 'embed (Embedding), in embedding: expects…'
+            what = what.split(": ", 1)[-1] if what.startswith(step.name) else what
             result = f"FAILED: {what}"
         else:
             result = fmt_shape(step.output_shape)

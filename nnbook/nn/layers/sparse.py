@@ -71,6 +71,14 @@ class Embedding(Module):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
                            self.norm_type, self.scale_grad_by_freq, self.sparse)
 
+    def shape_formula(self, input_shapes) -> list:
+        """For nb.infer_shapes: the lookup, in shapes (its op alone shows no formula)."""
+        if not input_shapes:
+            return []
+        x, table = tuple(input_shapes[0]), fmt_shape(self.weight.shape)
+        return ["(*) -> (*, D): for each index i, row i of weight (V, D)",
+                f"= {fmt_shape(x)} -> {fmt_shape(x + (self.embedding_dim,))}, rows of {table}"]
+
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:

@@ -193,6 +193,11 @@ def draw_group_diagram(ax, in_channels, out_channels, connections, groups=None) 
                                   textcoords="offset points", ha="center", va="top",
                                   fontsize=LABEL_SIZE, fontweight="bold", color=TEXT,
                                   family=SANS))
+        if groups > 1:  # what the colours of the lines mean
+            labels.append(ax.annotate("one colour per group", (0.5, -span),
+                                      xytext=(0, -14 - 1.5 * LABEL_SIZE),
+                                      textcoords="offset points", ha="center", va="top",
+                                      fontsize=SMALL_SIZE, color=MUTED, family=SANS))
     ax.set_xlim(-0.45, 1.45)
     ax.set_ylim(-span - 0.3, 0.3)
     ax.set_axis_off()

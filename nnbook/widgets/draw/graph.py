@@ -13,7 +13,7 @@ from matplotlib.patches import FancyBboxPatch
 from ..palette import FORWARD_COLOR, GRADIENT_COLOR, MUTED_COLOR
 from .graph_layout import NODE_H, graph_layout, signed_text
 
-FONT = 10.5
+FONT = 12   # points: 12 pt reads on a projector in a picture 12.5 in wide
 FORWARD_FILL = "#e3eefa"
 GRADIENT_FILL = "#eadcf2"
 CURRENT_FILL = "#c9a6dc"
@@ -104,7 +104,7 @@ def _gradient_labels(ax, edges, pos, step, now, signed=False) -> list:
             text = f"g {signed_text(np.asarray(step.grads[index]).reshape(-1)[0])}"
         else:
             text = f"‖g‖ {norm:.3g}"
-        grads.append(ax.text(x, y, text, ha="center", va="center", fontsize=FONT - 0.5,
+        grads.append(ax.text(x, y, text, ha="center", va="center", fontsize=FONT,
                              color=GRADIENT_COLOR, fontweight="bold", zorder=6,
                              bbox=dict(boxstyle="round,pad=0.12", fc="white",
                                        ec=GRADIENT_COLOR, lw=1)))
@@ -126,7 +126,7 @@ def draw_node_labels(ax, parts, order=None) -> list:
                              linespacing=1.05, zorder=5))
         if order and n.key in order:
             texts.append(ax.text(x + n.width / 2 + 0.04, y + NODE_H / 2, str(order[n.key] + 1),
-                                 ha="left", va="top", fontsize=FONT - 1.5,
+                                 ha="left", va="top", fontsize=FONT,
                                  color=GRADIENT_COLOR, fontweight="bold", zorder=5))
     return texts
 
@@ -199,11 +199,11 @@ def draw_graph_legend(fig, left: float, bottom: float = 0.02) -> list:
     """Three lines saying what the colours of the graph mean (figure texts)."""
     line = PANEL_FONT * 1.32 / (fig.get_figheight() * 72)
     return [fig.text(left, bottom + 3.2 * line, "grey, dashed: a constant (it needs no "
-                     "gradient)", color=MUTED_COLOR, fontsize=PANEL_FONT - 2, va="bottom",
+                     "gradient)", color=MUTED_COLOR, fontsize=PANEL_FONT - 1, va="bottom",
                      ha="left"),
             fig.text(left, bottom + 1.6 * line, "blue: forward values (parameters, inputs, "
-                     "ops not yet reached)", color=FORWARD_COLOR, fontsize=PANEL_FONT - 2,
+                     "ops not yet reached)", color=FORWARD_COLOR, fontsize=PANEL_FONT - 1,
                      va="bottom", ha="left"),
             fig.text(left, bottom, "purple: backward done · thick: current op · "
                      "n: backward step n",
-                     color=GRADIENT_COLOR, fontsize=PANEL_FONT - 2, va="bottom", ha="left")]
+                     color=GRADIENT_COLOR, fontsize=PANEL_FONT - 1, va="bottom", ha="left")]

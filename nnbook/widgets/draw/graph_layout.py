@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 # Layout units: x in inches at the intended size (UNIT_IN), y in layers (LAYER_IN each).
-UNIT_IN, LAYER_IN = 1.0, 0.62
+UNIT_IN, LAYER_IN = 1.0, 0.7
 NODE_H = 0.64                 # box height, in layers
-CHAR_W = 0.094                # width of one character at graph.FONT, in x units (bold, generous)
+CHAR_W = 0.108                # width of one character at graph.FONT, in x units (bold, generous)
 DUMMY_W, GAP = 0.12, 0.22
 
 

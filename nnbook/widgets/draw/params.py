@@ -18,8 +18,8 @@ from ..palette import (
     PROBLEM_TINT,
 )
 
-FONT = 12          # points; a projector needs at least this
-SMALL = 10.5
+FONT = 13          # points: the figure is 12 in wide, so 12 pt needs 11.5 (tests/projector.py)
+SMALL = 12
 
 
 def row_label(row) -> str:
@@ -95,9 +95,8 @@ def draw_gradient_norms(ax, report, rows=None, labels=False):
     for y, r, n in zip(ys, rows, norms):
         if n:
             ax.text(n * 1.2, y, f"{n:.3g}", va="center", fontsize=SMALL, color=GRADIENT_COLOR)
-        notes = [f"{FLAGS[f][0]} {_short(f)}" for f in r.problems]
-        if notes:  # a column of text to the right of the axes
-            ax.text(1.03, y, ",  ".join(notes), va="center", fontsize=SMALL,
+        if r.problems:  # a column of text to the right of the axes
+            ax.text(1.03, y, _notes(r), va="center", fontsize=SMALL,
                     color=PROBLEM_COLOR, fontweight="bold", clip_on=False,
                     transform=ax.get_yaxis_transform())
     if not report.backward_seen:
@@ -113,6 +112,16 @@ def _log_x(ax):
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(numticks=6))
     ax.xaxis.set_minor_locator(NullLocator())
+
+
+def _notes(row) -> str:
+    """'✖ not in the model,  ∅ no gradient': the problems of one row, in words."""
+    return ",  ".join(f"{FLAGS[f][0]} {_short(f)}" for f in row.problems)
+
+
+def _inches(text: str, size: float) -> float:
+    """About how wide a line of text is (0.62 em per character, bold included)."""
+    return len(text) * 0.62 * size / 72
 
 
 def _short(flag: str) -> str:
@@ -159,10 +168,15 @@ def draw_parameters(fig, report, rows=None, showing: str = "",
         fig.text(0.5, 0.5, empty, ha="center",
                  va="center", fontsize=FONT + 1, color=MUTED_COLOR)
         return None, None
-    notes = any(r.problems for r in rows)  # a column of problem notes on the right
+    # room for the row names on the left and the problem notes on the right, so that
+    # neither is cut at the edge of the picture
+    width = fig.get_figwidth()
+    names = max(_inches(row_label(r), FONT) for r in rows) + 0.3
+    notes = max((_inches(_notes(r), SMALL) for r in rows if r.problems), default=0.0)
     top = 1 - (0.85 if showing else 0.55) / fig.get_figheight()
     grid = fig.add_gridspec(1, 2, width_ratios=(1, 1.35), wspace=0.05,
-                            left=0.22, right=0.74 if notes else 0.97,
+                            left=min(max(0.22, names / width), 0.4),
+                            right=1 - (notes + 0.4) / width if notes else 0.97,
                             top=top, bottom=0.9 / fig.get_figheight())
     ax_count = fig.add_subplot(grid[0])
     ax_grad = fig.add_subplot(grid[1])

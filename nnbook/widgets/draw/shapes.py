@@ -123,8 +123,9 @@ def draw_tensor_box(ax, shape, x, y, unit=0.1, feature_unit=None, role="input",
                                    textcoords="offset points", ha="center", va="top",
                                    color=edge, fontsize=LABEL_SIZE, family=MONO,
                                    fontweight="bold"))
-        if batch:
+        if batch:  # says which the box is: the colours of input and output are named here
             text = f"batch {shape[0]}" if len(shape) else "scalar"
+            text = f"{role}, {text}" if role in ("input", "output") else text
             artists.append(ax.annotate(text, (centre, y), xytext=(0, below - 17),
                                        textcoords="offset points", ha="center", va="top",
                                        color=MUTED, fontsize=SMALL_SIZE, family=SANS))
@@ -196,14 +197,17 @@ def draw_step(ax, step, title=None, params_text=None, names=None) -> None:
     ax.set_aspect("equal", adjustable="box")
     ax.set_axis_off()
     failed = step.failed
+    lines = 0
     if title:
+        title = title_lines(title, width - 0.35)
+        lines = title.count("\n") + 1
         ax.text(0.2, height - 0.05, title, ha="left", va="top", color=ERROR if failed else TEXT,
                 fontsize=TITLE_SIZE, fontweight="bold", family=SANS)
     # Three columns: inputs | arrow | output.  Under each tensor its labels, above
     # it room for the C label.
     arrow_w = min(1.9, 0.24 * width)
     column_w = (width - arrow_w - 0.5) / 2
-    top, bottom = height - (0.55 if title else 0.2), 0.05
+    top, bottom = height - (0.3 + 0.25 * lines if title else 0.2), 0.05
     room = (column_w - 0.45, top - bottom)
     inputs, output = step.input_shapes, step.output_shape
     unit, feature_unit = step_units(inputs, output, room, room)
@@ -218,6 +222,8 @@ def draw_step(ax, step, title=None, params_text=None, names=None) -> None:
     ax.add_patch(FancyArrowPatch((x0, middle), (x1, middle), arrowstyle="-|>",
                                  mutation_scale=28, linewidth=3, color=colour))
     layer = f"{step.container}: {step.layer}" if step.container else step.layer
+    # no wider than the gap between the boxes (about 0.6 em a character, bold)
+    layer = "\n".join(textwrap.wrap(layer, int((arrow_w + 0.6) * 72 / (0.6 * LABEL_SIZE))))
     ax.annotate(layer, ((x0 + x1) / 2, middle), xytext=(0, 9), textcoords="offset points",
                 ha="center", va="bottom", color=colour, fontsize=LABEL_SIZE,
                 fontweight="bold", family=SANS)
@@ -233,6 +239,21 @@ def draw_step(ax, step, title=None, params_text=None, names=None) -> None:
                         unit, feature_unit, role="output", names=names[-1])
     else:
         draw_missing_tensor(ax, out_left + (column_w - 0.45) / 2 - 0.35, middle - 0.35, 0.7)
+
+
+def title_lines(title: str, inches: float) -> str:
+    """The title in lines no wider than ``inches`` at TITLE_SIZE (bold sans is about 0.6 em
+    a character), broken at its ' · ' first, so that no title runs off the picture."""
+    chars = int(inches * 72 / (0.6 * TITLE_SIZE))
+    if len(title) <= chars:
+        return title
+    lines = []
+    for part in title.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= chars:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return "\n".join(wrapped for line in lines for wrapped in textwrap.wrap(line, chars))
 
 
 def _per_tensor(names, count: int) -> list:

@@ -106,7 +106,7 @@ def draw_total_norms(ax, steps, totals, current: int, max_norm=None) -> None:
     ax.set_xlabel("recorded training step", fontsize=FONT)
     ax.set_ylabel("total gradient norm", fontsize=FONT)
     ax.tick_params(labelsize=SMALL)
-    ax.set_title("all parameters, per step", fontsize=FONT + 1, loc="left")
+    ax.set_title("all parameters", fontsize=FONT + 1, loc="left")
     ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(-0.25, -0.3))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
