@@ -69,9 +69,7 @@ def backward(geometry, grad_out, x_shape, x, weight, need_x, need_w):
             per_block[index] = np.matmul(cols.reshape(g, cols.shape[1], -1),
                                          go_rows.reshape(g, c_out // g, -1).transpose(0, 2, 1))
         if need_x:  # dL/dcols[g] = W[g]^T · dL/dy[g]; each column goes back to its window
-            grad_cols = scratch("cols", (g, w_rows.shape[2], planes.n, ho * wo), go.dtype)
-            np.matmul(w_rows.transpose(0, 2, 1), go, out=grad_cols.transpose(2, 0, 1, 3))
-            col2im(geometry, planes, grad_cols, out=grad_x[samples])
+            col2im(geometry, planes, w_rows, grad_out[samples], out=grad_x[samples])
 
     blocks = _over_blocks(part, geometry, x_shape, w_rows.shape[2] * g)
     grad_w = None
@@ -103,23 +101,30 @@ def im2col(geometry, planes, data):
     return cols.reshape(g, -1, n, ho * wo)
 
 
-def col2im(geometry, planes, grad_cols, out):
-    """The adjoint of im2col: add each tap's columns back onto its window pixels,
-    and those into ``out`` (N, C, H, W).
+def col2im(geometry, planes, w_rows, grad_out, out):
+    """dL/dx from dL/dy: the columns' gradients W^T · dL/dy, each added back onto the
+    pixels of its window, into ``out`` (N, C, H, W).
 
-    Windows overlap, so taps overlap; strip by strip, each tap is added onto
-    a long run of the strip, then the strip onto the planes (no np.add.at).
+    Windows overlap, so taps overlap.  The gradients are computed in the planes'
+    columns (spare ones included, where dL/dy is 0): there each tap's columns are
+    one long slice of the planes, added in one call (no np.add.at, no short rows).
+    The product is Hp·Wp / (H_out·W_out) larger than on real pixels only; the adds
+    of long slices save more than that (6 ms -> 1.5 ms for conv 16->32 of a
+    64 x 16 x 14 x 14 batch on one thread).
     """
-    g, per_group, n = geometry.groups, planes.c // geometry.groups, planes.n
-    (ho, wo) = geometry.out_hw
-    grad_cols = grad_cols.reshape(g, len(planes.taps), per_group, n, ho * wo)
-    grad_data = planes.zeros(grad_cols.dtype)
-    images = planes.images(grad_data)                     # (phases, C, N, Hp, Wp)
-    strip = scratch("strip", (planes.c, n, planes.hp, wo), grad_cols.dtype)
-    rows = strip.reshape(g, per_group, n, -1)             # (G, C/G, N, Hp·W_out)
-    for (phase, rj), taps in planes.strips.items():
-        strip.fill(0)
-        for t, ri in taps:
-            rows[..., ri * wo:(ri + ho) * wo] += grad_cols[:, t]
-        images[phase, :, :, :, rj:rj + wo] += strip
+    g, c = geometry.groups, planes.c
+    go = planes.spread(grad_out, slot="grad_out_planes")             # (O, N·P)
+    grad_cols = scratch("grad_cols", (g, w_rows.shape[2], planes.cols), go.dtype)
+    np.matmul(w_rows.transpose(0, 2, 1), go.reshape(g, -1, planes.cols), out=grad_cols)
+    grad_cols = grad_cols.reshape(len(planes.taps), c, planes.cols) if g == 1 else \
+        grad_cols.reshape(g, len(planes.taps), c // g, -1).transpose(1, 0, 2, 3).reshape(
+            len(planes.taps), c, planes.cols)                         # (taps, C, N·P)
+    if not np.isfinite(w_rows).all():  # inf · 0 is NaN: keep spare columns out exactly
+        ho, wo = geometry.out_hw
+        grid = grad_cols.reshape(len(planes.taps), c, planes.n, planes.hp, planes.wp)
+        grid[..., ho:, :] = 0
+        grid[..., :, wo:] = 0
+    grad_data = planes.zeros(go.dtype)                                # (phases, C, N·P + slack)
+    for t, (_, _, phase, off) in enumerate(planes.taps):
+        grad_data[phase, :, off:off + planes.cols] += grad_cols[t]
     return planes.gather(grad_data, out)

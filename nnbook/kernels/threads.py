@@ -24,6 +24,8 @@ import os
 import queue
 import threading
 
+import numpy as np
+
 from ..errors import InputError, message
 from . import scratch
 from .memory import keep_freed_memory
@@ -93,7 +95,8 @@ class _Worker:
 
     def _run(self):
         _blas_threads_here(1)  # a worker only runs chunks: one BLAS thread, for good
-        while True:
+        np.seterr(all="ignore")  # this thread's own numpy settings: ops make inf and NaN
+        while True:                # silently (see ops.base.quiet), in every thread
             task = self.tasks.get()
             try:
                 _run_inside(task.part, task.samples, set_blas=False)

@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 import pytest
-from kernel_check import kernel_matches_reference, run
+from kernel_check import assert_close, kernel_matches_reference, run
 
 from nnbook.errors import ShapeError
 from nnbook.kernels.conv import Conv2dKernel, choose_path
@@ -133,3 +133,20 @@ def test_a_nan_in_the_input_spreads_as_in_the_reference(x_shape, w_shape, args):
     kernel_matches_reference(lambda: Conv2d(**args), arrays, [True, True, True])
     y = run(lambda: Conv2d(**args), arrays, [False, False, False], 0, reference=False)[1]
     assert np.isnan(y).any() and not np.isnan(y).all()
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+@pytest.mark.parametrize("args", [dict(padding=1), dict(stride=2, padding=(1, 0))])
+def test_an_inf_or_nan_weight_reaches_the_reference_pixels_only(bad, args):
+    """The input's gradient is computed in columns that include spare ones (where dL/dy
+    is 0); inf · 0 there must not reach pixels the reference leaves finite."""
+    rng = np.random.default_rng(17)
+    w = rng.standard_normal((4, 3, 3, 3))
+    w[1, 2, 0, 0] = bad  # the top-left tap: its spare columns touch the last pixel column
+    arrays = [rng.standard_normal((2, 3, 7, 5)), w, rng.standard_normal(4)]
+    kernel, reference = (run(lambda: Conv2d(**args), arrays, [True, False, False], 0, ref)[2][0]
+                         for ref in (False, True))
+    finite = np.isfinite(reference)
+    assert finite.any() and not finite.all()
+    np.testing.assert_array_equal(np.isfinite(kernel), finite)
+    assert_close(kernel[finite], reference[finite], "finite gradients")
