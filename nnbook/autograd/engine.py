@@ -111,7 +111,8 @@ def _node_backward(node, grad_out, retain_graph):
     for t, g, need in zip(node.inputs, grads_in, node.needs_input_grad):
         if g is not None and need:
             array = t._array
-            if type(g) is not np.ndarray or g.shape != array.shape or g.dtype != array.dtype:
+            if type(g) is not np.ndarray or g.shape != array.shape or (
+                    g.dtype is not array.dtype and g.dtype != array.dtype):  # (`is`: cheap)
                 g = fit_gradient(node, len(fitted), g, array)
             fitted.append(g)
         else:
