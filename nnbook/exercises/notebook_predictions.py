@@ -13,7 +13,8 @@ import numpy as np
 from .. import nn
 from ..context import no_grad
 from ..creation import tensor
-from ..inspect import infer_shapes
+from ..inspect import GradientHistory, infer_shapes
+from ..inspect.flow import zone_of
 from ..nn import functional as F
 from .harness import _seeded
 from .predictions import Prediction, Unreadable, as_array, as_bool, as_mapping, as_number, near
@@ -277,6 +278,34 @@ def _judge_ratios(answer, right):
             "of about 0.15: it vanishes exponentially with depth.")
 
 
+def _tanh_run(make_mlp, train):
+    """The notebook's tanh network with the default initialisation, trained as it is:
+    does a first-step gradient reach the vanishing zone, does the loss at least halve?"""
+    with _seeded(0):
+        model = make_mlp(nn.Tanh, init=None)
+        history = GradientHistory(model)
+        curve = train(model, history)
+    norms = [s.norm for s in history.stats[0] if len(s.shape) == 2]
+    return {"vanishes": any(zone_of(n) == "vanishing" for n in norms),
+            "learns": curve[-1] <= curve[0] / 2,
+            "norms": (min(norms), max(norms)), "loss": (curve[0], curve[-1])}
+
+
+def _judge_tanh(answer, run):
+    mine = as_mapping(answer, ["vanishes", "learns"], '{"vanishes": ..., "learns": ...}')
+    mine = {k: as_bool(v, k) for k, v in mine.items()}
+    wrong = [k for k in ("vanishes", "learns") if mine[k] != run[k]]
+    if not wrong:
+        return None
+    (low, high), (first, last) = run["norms"], run["loss"]
+    return (f"not quite: {' and '.join(wrong)}",
+            f"the first step's gradient norms lie between {low:.0e} and {high:.0e} (the "
+            "vanishing zone of nb.inspect's pictures is below 1e-5): tanh's slope near 0 is 1, "
+            f"four times the sigmoid's best. But the loss only goes from {first:.2f} to "
+            f"{last:.2f}: every layer still multiplies the gradient by the default weights' "
+            "scale, about 0.58, so the network learns very slowly.")
+
+
 # -- 09_training_a_cnn --------------------------------------------------------------------------
 
 def _one_round_size(make_cnn):
@@ -348,6 +377,12 @@ PREDICTIONS = {p.id: p for p in (
                "last one's", ("make_mlp", "x", "y"), _depth_ratios, _judge_ratios,
                lambda r: "the right order of magnitude: " +
                ", ".join(f"{d} hidden layers {v:.1e}" for d, v in r.items())),
+    Prediction("tanh", "08_gradient_flow", 2, "tanh",
+               '{"vanishes": True or False, "learns": True or False} (vanishes: a gradient of '
+               "the first step in the vanishing zone; learns: the loss at least halves in the "
+               "100 steps)", ("make_mlp", "train"), _tanh_run, _judge_tanh,
+               lambda run: f"gradients {run['norms'][0]:.0e} to {run['norms'][1]:.0e}, loss "
+               f"{run['loss'][0]:.2f} -> {run['loss'][1]:.2f}"),
     Prediction("one-round", "09_training_a_cnn", 2, "one round of convolution",
                "the Linear layer's new input size, a whole number", ("make_cnn",),
                _one_round_size, _judge_size,
