@@ -50,10 +50,10 @@ OTHER_KERNELS = 2
 # Binder check, shapes and geometry only), and the notebooks' figure check (text sizes do
 # not hang on the kernel; strict nbval runs the notebooks again); the browser suite is left
 # out by its marker too.
-NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/test_conv_geometry.py",
+NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/inspect/test_conv_geometry.py",
                "tests/test_import_light.py", "tests/test_notebooks_normalised.py",
                "tests/test_seeding.py", "tests/test_torch_required.py",
-               "tests/test_widgets_import.py", "tests/test_widgets_shapes.py",
+               "tests/test_widgets_import.py", "tests/widgets/test_widgets_shapes.py",
                "tests/test_notebook_figures.py"]
 # Prints the kernel numpy's OpenBLAS uses, after a small matmul (a kernel that needs
 # instructions this CPU lacks dies here, not in a test). OpenBLAS names Prescott's "Katmai".

@@ -215,7 +215,7 @@ def test_depthwise_with_overlapping_windows_overwritten_is_named():
 
 
 # (a flipped kernel, a sum of the wrong contributions, stays unnamed:
-# tests/test_exercises.py::test_depthwise_flipped_kernel)
+# tests/exercises/test_exercises.py::test_depthwise_flipped_kernel)
 
 
 # --------------------------------------------------------------------------

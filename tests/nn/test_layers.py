@@ -1,5 +1,5 @@
 """Layers without PyTorch: construction checks, error messages with paths and hints,
-containers, dropout, initialisation.  (Values against PyTorch: test_nn_torch.py.)"""
+containers, dropout, initialisation.  (Values against PyTorch: oracle/test_nn_torch.py.)"""
 import numpy as np
 import pytest
 

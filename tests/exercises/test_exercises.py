@@ -29,7 +29,7 @@ from nnbook.exercises import (
 )
 from nnbook.exercises import _solutions as solutions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "13_exercises.ipynb"
 
 
