@@ -174,7 +174,7 @@ DIFFERENCES = [
     Difference("autograd", "a second `backward()` through the same graph raises only where "
                "a node saved tensors (`(a * b).sum()`); through `a + b` or `x.sum()` it runs "
                "again", "the same for nodes that saved nothing (`a + b`); a node that kept "
-               "anything for its backward, even only its arguments (`x.sum(dim=1)`, "
+               "anything for its backward, even only its arguments or a shape (`x.sum()`, "
                "`x.reshape(...)`), raises as if it had saved a tensor", "a node frees "
                "everything it kept after its backward; telling tensors from arguments would "
                "cost every node a look through what it kept"),
