@@ -285,3 +285,21 @@ def test_a_scheduler_that_fails_while_it_is_built_leaves_the_groups_as_they_were
     with pytest.raises(InputError):
         S.CyclicLR(opt, 0.01, 0.1, scale_fn=lambda x: None)
     assert [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups] == before
+
+
+def test_a_scheduler_without_get_lr_says_what_to_define_and_leaves_the_optimizer_alone():
+    w = nb.zeros(3, 2, requires_grad=True)
+    optimizer = nb.optim.SGD([{"params": [w]}, {"params": [nb.zeros(5, requires_grad=True)],
+                                                "lr": 0.3}], lr=0.1)
+    before = [dict(g) for g in optimizer.param_groups]
+
+    class Halving(nb.optim.lr_scheduler.LRScheduler):  # forgot get_lr
+        pass
+
+    with pytest.raises(NotImplementedError) as info:
+        Halving(optimizer)
+    text = str(info.value)
+    assert isinstance(info.value, nb.NnbookError)
+    assert "Halving does not define get_lr()" in text and "base_lrs [0.1, 0.3]" in text
+    assert "\n  hint: define get_lr(self)" in text
+    assert [dict(g) for g in optimizer.param_groups] == before  # no 'initial_lr' left behind

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from ...errors import InputError, message, warn_from_user_code
+from ...errors import InputError, NnbookError, message, warn_from_user_code
 from ..checks import is_number
 from .checks import check_int, check_optimizer
 from .state import refuse, restore
@@ -34,6 +34,10 @@ def unchanged_on_error(optimizer):
             group.clear()
             group.update(before)
         raise
+
+
+class SchedulerError(NnbookError, NotImplementedError):
+    """A scheduler subclass that lacks ``get_lr`` (PyTorch raises NotImplementedError)."""
 
 
 class SchedulerWarning(UserWarning):
@@ -84,7 +88,13 @@ class LRScheduler:
     def get_lr(self) -> list:
         """The rates for ``last_epoch``; ``step()`` calls it (to read them, use
         ``get_last_lr()``).  Subclasses define it."""
-        raise NotImplementedError(f"{type(self).__name__} must define get_lr()")
+        name = type(self).__name__
+        raise SchedulerError(message(
+            f"{name} does not define get_lr(), which step() calls for the new rates.",
+            where=name, values=f"base_lrs {self.base_lrs}   last_epoch {self.last_epoch}",
+            hint="define get_lr(self) to return one learning rate per parameter group for "
+            "self.last_epoch (e.g. [lr * 0.9 ** self.last_epoch for lr in self.base_lrs]), "
+            "or use a ready scheduler such as LambdaLR."))
 
     def get_last_lr(self) -> list:
         """The learning rates the last step set, one per parameter group."""
