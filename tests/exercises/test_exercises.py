@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from planted_rules import depthwise_rule
 
 import nnbook as nb
 from nnbook import nn
@@ -539,29 +540,6 @@ def test_check_layer_leaves_the_generator_and_the_students_layer_alone():
 # --------------------------------------------------------------------------
 # Exercise 5: depthwise convolution backward
 # --------------------------------------------------------------------------
-
-def depthwise_rule(swap_hw=False, flip_kernel=False, per_sample_weight=False):
-    class Wrong(solutions.DepthwiseConv):
-        @staticmethod
-        def backward(ctx, grad_output):
-            x, weight = ctx.saved_tensors
-            xd, wd, g = x.detach().numpy(), weight.detach().numpy(), grad_output.numpy()
-            kh, kw = wd.shape[2:]
-            h_out, w_out = g.shape[2:]
-            grad_x, grad_w = np.zeros_like(xd), np.zeros_like(wd)
-            for i in range(kh):
-                for j in range(kw):
-                    ki, kj = (kh - 1 - i, kw - 1 - j) if flip_kernel else (i, j)
-                    grad_x[:, :, i:i + h_out, j:j + w_out] += g * wd[None, :, 0, ki, kj,
-                                                                     None, None]
-                    window = g * xd[:, :, i:i + h_out, j:j + w_out]
-                    grad_w[:, 0, i, j] = (window.sum(axis=(2, 3)) if per_sample_weight
-                                          else window.sum(axis=(0, 2, 3)))
-            if swap_hw:
-                grad_x = np.zeros((xd.shape[0], xd.shape[1], xd.shape[3], xd.shape[2]))
-            return nb.tensor(grad_x), nb.tensor(grad_w)
-    return Wrong
-
 
 def test_depthwise_height_width_swap_on_a_non_square_input():
     result = check("depthwise", depthwise_rule(swap_hw=True))

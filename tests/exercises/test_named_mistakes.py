@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+from planted_rules import depthwise_rule
 
 import nnbook as nb
 from nnbook import nn
@@ -184,34 +185,12 @@ def test_a_bias_gradient_overwritten_in_a_loop_is_named(rng):
     assert check_function(add_bias(accumulate=True), x, b).passed
 
 
-def depthwise_backward(overwrite):
-    class Depthwise(solutions.DepthwiseConv):
-        @staticmethod
-        def backward(ctx, grad_output):
-            x, weight = ctx.saved_tensors
-            xd, wd, g = x.detach().numpy(), weight.detach().numpy(), grad_output.numpy()
-            kh, kw = wd.shape[2:]
-            h_out, w_out = g.shape[2:]
-            grad_x, grad_w = np.zeros_like(xd), np.zeros_like(wd)
-            for i in range(kh):
-                for j in range(kw):
-                    share = g * wd[None, :, 0, i, j, None, None]
-                    if overwrite:
-                        grad_x[:, :, i:i + h_out, j:j + w_out] = share
-                    else:
-                        grad_x[:, :, i:i + h_out, j:j + w_out] += share
-                    grad_w[:, 0, i, j] = (g * xd[:, :, i:i + h_out, j:j + w_out]).sum(
-                        axis=(0, 2, 3))
-            return nb.tensor(grad_x), nb.tensor(grad_w)
-    return Depthwise
-
-
 def test_depthwise_with_overlapping_windows_overwritten_is_named():
-    result = check("depthwise", depthwise_backward(overwrite=True))
+    result = check("depthwise", depthwise_rule(overwrite=True))
     (line,) = failing(result)
     assert "the gradient for 'x' keeps only one of the contributions" in line.text
     assert OVERWRITE in line.text, str(result)
-    assert check("depthwise", depthwise_backward(overwrite=False)).passed
+    assert check("depthwise", depthwise_rule()).passed
 
 
 # (a flipped kernel, a sum of the wrong contributions, stays unnamed:
