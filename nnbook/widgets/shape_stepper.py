@@ -53,14 +53,22 @@ def layer_parameters(model, step: ShapeStep) -> list:
             for name, p in module.named_parameters(recurse=leaf)]
 
 
+# Layers whose input holds indices, not features: a (B, T) batch of token positions
+INDEX_LAYERS = ("Embedding", "EmbeddingBag")
+
+
 def _trace(model, input_shape, expand: bool = False) -> tuple:
     """(trace, dim names per step): infer_shapes (sequence layers expanded if asked), with
     anything it does not catch itself turned into one error step."""
     try:
         if expand:
-            return expand_trace(model, input_shape)
-        trace = infer_shapes(model, input_shape)
-        return trace, [None] * len(trace.steps)
+            trace, names = expand_trace(model, input_shape)
+        else:
+            trace = infer_shapes(model, input_shape)
+            names = [None] * len(trace.steps)
+        return trace, [[("T",)] * len(step.input_shapes) + [None]
+                       if step.layer in INDEX_LAYERS and not name else name
+                       for step, name in zip(trace.steps, names)]
     except Exception as err:  # a bug in a user's forward, a bad input_shape: show it
         step = ShapeStep(index=0, path="", layer=type(model).__name__, input_shapes=(),
                          output_shape=None, kind="error", error=err)

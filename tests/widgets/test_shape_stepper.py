@@ -111,3 +111,23 @@ def test_a_model_that_does_not_fit_names_the_failing_layer_and_why(make, shape, 
     assert text.startswith(f"ShapeStepper: step {total} of {total}, {failing} (")
     assert text.endswith(f"-> FAILED: {reason}") and png.startswith(PNG_MAGIC)
     assert "hint:" in stepper.caption.value
+
+
+def test_token_indices_are_labelled_as_positions_not_features():
+    """A (B, T) batch of indices into an Embedding is T tokens a row, not F features."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Annotation
+
+    from nnbook.widgets.draw import draw_step
+
+    for expand in (True, False):
+        stepper = ShapeStepper(CharLSTM(), (3, 9), expand=expand)
+        assert stepper.names[0] == [("T",), None]
+        fig, ax = plt.subplots()
+        draw_step(ax, stepper.trace.steps[0], names=stepper.names[0])
+        labels = [a.get_text() for a in ax.findobj(Annotation)]
+        plt.close(fig)
+        assert "T=9" in labels and "F=9" not in labels
+    # a feature vector further on keeps its F
+    linear = ShapeStepper(bigram_mlp(), (5, 3))
+    assert linear.names[2] is None

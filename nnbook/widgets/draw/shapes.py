@@ -82,7 +82,8 @@ def draw_tensor_box(ax, shape, x, y, unit=0.1, feature_unit=None, role="input",
     """Draw ``shape`` with its front face's bottom-left corner at (x, y); return the artists.
 
     Boxes get H (left), W (below) and C (along the depth) written on them (``names``
-    renames them, e.g. ('h', 'L', 'd') for attention heads); with ``label`` the whole
+    renames them, e.g. ('h', 'L', 'd') for attention heads); a bar gets F, or the one name
+    ``names`` holds (('T',) for a batch of token indices); with ``label`` the whole
     shape goes underneath, and with ``batch`` the batch size.
     """
     edge, fill = ROLES[role]
@@ -113,7 +114,8 @@ def draw_tensor_box(ax, shape, x, y, unit=0.1, feature_unit=None, role="input",
                                    textcoords="offset points", ha="left", va="bottom",
                                    **dim_text))
     elif kind == "bar":
-        artists.append(ax.annotate(f"F={dims[0]}", (x + w, y + h / 2), xytext=(4, 0),
+        bar_name = names[0] if len(names) == 1 else "F"
+        artists.append(ax.annotate(f"{bar_name}={dims[0]}", (x + w, y + h / 2), xytext=(4, 0),
                                    textcoords="offset points", ha="left", va="center",
                                    **dim_text))
     if label:
