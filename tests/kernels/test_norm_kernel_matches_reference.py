@@ -59,3 +59,32 @@ def test_batch_norm_is_the_same_with_threads(monkeypatch):
     for other in results[1:]:
         for a, b_ in zip(results[0], other):
             np.testing.assert_array_equal(a, b_)
+
+
+def test_batch_statistics_merged_over_blocks_are_exact_for_a_large_mean(monkeypatch):
+    """The kernel merges each block's mean and squared deviations (Chan's formula); with
+    a mean 1000 times the spread, float32 E[x^2] - mean^2 would have lost every digit of
+    the variance, while the merge keeps it to float32 rounding."""
+    from nnbook.kernels import norm
+
+    monkeypatch.setattr(norm, "BLOCK_VALUES", 1 << 10)  # five blocks of 9 samples or fewer
+    rng = np.random.default_rng(3)
+    x = (1000 + rng.standard_normal((37, 3, 7, 5))).astype(np.float32)
+    x3 = x.reshape(37, 3, -1)
+    mean, var = norm._mean_and_var(x3, norm._blocks(x3))
+    assert len(norm._blocks(x3)) == 5
+    exact = x.astype(np.float64)
+    np.testing.assert_allclose(mean, exact.mean(axis=(0, 2, 3)), rtol=1e-6)
+    np.testing.assert_allclose(var, exact.var(axis=(0, 2, 3)), rtol=1e-4)
+
+
+def test_row_dots_without_numpy_vecdot_match(monkeypatch):
+    """numpy 1.x has no vecdot: the einsum the kernel falls back on gives the same sums."""
+    from nnbook.kernels import norm
+
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((2, 3, 5, 11))
+    with_vecdot = norm._row_dots(a, b)
+    monkeypatch.setattr(norm, "_vecdot", None)
+    np.testing.assert_allclose(norm._row_dots(a, b), with_vecdot, rtol=1e-12)
+    np.testing.assert_allclose(with_vecdot, (a * b).sum(axis=2), rtol=1e-12)
