@@ -7,8 +7,8 @@ every array is made once per sequence and each step writes into views of it:
 * the gates' input share and b_hh are added for all steps at once, before the loop;
 * the sigmoids are computed with the g gate's tanh, in one call for all four gates;
 * h_{t-1} for every step sits in one (T + 1, B, H) array, so dW_hh is one product;
-* the backward multiplies by derivative factors computed for all steps at once
-  (i (1 - i), ...), leaving eight numpy calls a step.
+* the backward multiplies by derivative factors computed a few steps at a time before
+  they are needed (i (1 - i), ...), leaving eight numpy calls a step.
 
 The numbers agree with the reference to rounding (tests/ops/test_recurrent_ops.py): the
 sigmoid through tanh is within a few units in the last place of 1 (not of tiny values).
@@ -21,6 +21,10 @@ from ..ops.base import quiet, register_kernel
 from ..ops.recurrent import LSTMSequence
 from .memory import keep_freed_memory
 
+# Steps whose derivative factors are computed together: their arrays (about 25 KB a step
+# at batch 32, hidden 128) stay in the cache between the factors' ten passes.
+FACTOR_STEPS = 8
+
 
 @register_kernel(LSTMSequence)
 class LSTMSequenceKernel(LSTMSequence):
@@ -31,12 +35,14 @@ class LSTMSequenceKernel(LSTMSequence):
         steps, batch, width = gx.shape
         size = width // 4
         # sigmoid(x) = (1 + tanh(x / 2)) / 2: with the rows of i, f and o halved (exactly:
-        # a power of two) one tanh over all four gates serves the three sigmoids as well.
-        half = np.ones(width, gx.dtype)
-        half[:2 * size] = half[3 * size:] = 0.5
-        w_t = np.ascontiguousarray(w_hh.T) * half                # (H, 4H)
+        # a power of two) one tanh over all four gates serves the three sigmoids as well;
+        # then `* scale + shift` turns i, f and o into sigmoids and leaves g as it is.
+        scale = np.full(width, 0.5, gx.dtype)
+        scale[2 * size:3 * size] = 1
+        shift = np.where(scale == 1, 0, scale)                  # 0.5, and 0 for g
+        w_t = np.ascontiguousarray(w_hh.T) * scale               # (H, 4H)
         acts = np.add(gx, b_hh) if b_hh is not None else gx.copy()   # i, f, g, o in place
-        acts *= half
+        acts *= scale
         # h and c in the order of travel, the initial ones first: states[:, k] is what
         # step k reads and states[:, k + 1] what it writes, with no copying
         states = np.empty((2, steps + 1, batch, size), gx.dtype)
@@ -49,9 +55,8 @@ class LSTMSequenceKernel(LSTMSequence):
             np.matmul(states[0, k], w_t, out=product)
             a += product                                   # the gates (i, f, o halved)
             np.tanh(a, out=a)
-            for block in (a[:, :2 * size], a[:, 3 * size:]):  # i, f and o: the sigmoids
-                block *= 0.5
-                block += 0.5
+            a *= scale                                     # i, f, o: the sigmoids
+            a += shift
             i, f, g, o = (a[:, n * size:(n + 1) * size] for n in range(4))
             c = states[1, k + 1]
             np.multiply(f, states[1, k], out=c)            # c = f c_prev + i g
@@ -68,33 +73,46 @@ class LSTMSequenceKernel(LSTMSequence):
             return array
         return array[(slice(None),) * axis + (slice(None, None, -1),)]
 
-    @quiet
-    def backward(self, grad_out):
-        acts, tanh_c, w_hh = self.acts, self.tanh_c, self.w_hh
-        steps, batch, width = acts.shape
-        size = width // 4
-        h_prev, c_prev = self.by_time(self.states[:, :-1], axis=1)   # (T, B, H) each
-        # Each gate's gradient is dc (or dh) times a factor known from the forward:
-        # di = dc g i(1-i), df = dc c_prev f(1-f), dg = dc i (1-g^2), do = dh tanh(c) o(1-o).
-        # Written into arrays made once (a fresh array costs a page fault per 4 KiB).
-        i, f, g, o = (acts[..., n * size:(n + 1) * size] for n in range(4))
-        factor = np.empty_like(acts)
-        fi, ff, fg, fo = (factor[..., n * size:(n + 1) * size] for n in range(4))
-        spare, o_dtanh = np.empty((2,) + tanh_c.shape, acts.dtype)
-        for gate, out, other in ((i, fi, g), (f, ff, c_prev), (o, fo, tanh_c)):
+    def factors(self, steps, c_prev, factor, o_dtanh) -> None:
+        """The derivative factors of time steps ``steps`` (a slice), written into views.
+
+        Each gate's gradient is dc (or dh) times a factor known from the forward:
+        di = dc g i(1-i), df = dc c_prev f(1-f), dg = dc i (1-g^2), do = dh tanh(c) o(1-o),
+        and dh/dc = o (1 - tanh(c)^2).
+        """
+        size = self.acts.shape[-1] // 4
+        i, f, g, o = (self.acts[steps, :, n * size:(n + 1) * size] for n in range(4))
+        fi, ff, fg, fo = (factor[steps, :, n * size:(n + 1) * size] for n in range(4))
+        tanh_c, out = self.tanh_c[steps], o_dtanh[steps]
+        spare = np.empty_like(tanh_c)
+        for gate, into, other in ((i, fi, g), (f, ff, c_prev[steps]), (o, fo, tanh_c)):
             np.subtract(1, gate, out=spare)
-            np.multiply(spare, gate, out=out)
-            out *= other                                    # y (1 - y) for the sigmoids
+            np.multiply(spare, gate, out=into)
+            into *= other                                   # y (1 - y) for the sigmoids
         np.multiply(g, g, out=spare)
         np.subtract(1, spare, out=spare)
         np.multiply(i, spare, out=fg)
-        np.multiply(tanh_c, tanh_c, out=o_dtanh)            # dh/dc = o (1 - tanh(c)^2)
-        np.subtract(1, o_dtanh, out=o_dtanh)
-        o_dtanh *= o
-        grad_gates = np.empty_like(acts)
+        np.multiply(tanh_c, tanh_c, out=out)
+        np.subtract(1, out, out=out)
+        out *= o
+
+    @quiet
+    def backward(self, grad_out):
+        acts, w_hh = self.acts, self.w_hh
+        steps, batch, width = acts.shape
+        size = width // 4
+        h_prev, c_prev = self.by_time(self.states[:, :-1], axis=1)   # (T, B, H) each
+        f = acts[..., size:2 * size]
+        # Written into arrays made once (a fresh array costs a page fault per 4 KiB)
+        factor, grad_gates = np.empty((2,) + acts.shape, acts.dtype)
+        o_dtanh = np.empty((steps, batch, size), acts.dtype)
         grad_h, grad_c = np.zeros((2, batch, size), acts.dtype)
         scratch = np.empty((batch, size), acts.dtype)
         for t in reversed(self.order(steps)):
+            if self.reverse and t % FACTOR_STEPS == 0:
+                self.factors(slice(t, t + FACTOR_STEPS), c_prev, factor, o_dtanh)
+            elif not self.reverse and (t == steps - 1 or t % FACTOR_STEPS == FACTOR_STEPS - 1):
+                self.factors(slice(t - t % FACTOR_STEPS, t + 1), c_prev, factor, o_dtanh)
             grad_h += grad_out[0, t]
             np.multiply(grad_h, o_dtanh[t], out=scratch)
             grad_c += scratch
