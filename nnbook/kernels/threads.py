@@ -8,7 +8,7 @@ Results never depend on the number of threads: each chunk writes its own samples
 the output, and any sum over the batch is done afterwards, in one place, in the same
 order as with one thread.
 
-    nb.set_num_threads(2)   # as torch.set_num_threads
+    nb.set_num_threads(2)   # as torch.set_num_threads: numpy's OpenBLAS too
     nb.get_num_threads()
 
 The default is OMP_NUM_THREADS, else OPENBLAS_NUM_THREADS, else the number of cores
@@ -70,6 +70,7 @@ def set_num_threads(n: int) -> None:
                                  f"got {n!r}.", where="nb.set_num_threads", line=None,
                                  hint="e.g. nb.set_num_threads(1) to compute in one thread."))
     _threads = n
+    _blas_threads_here(n)  # as torch.set_num_threads: BLAS's own products too
     # Workers beyond n - 1 stay, idle (blocked on their queues, using no CPU); their
     # scratch arrays are freed here, with everyone's, so the memory comes back.
     scratch.release_scratch()
@@ -99,7 +100,7 @@ class _Worker:
         while True:                # silently (see ops.base.quiet), in every thread
             task = self.tasks.get()
             try:
-                _run_inside(task.part, task.samples, set_blas=False)
+                _run_inside(task.part, task.samples)
             except BaseException as error:  # handed to the calling thread, raised there
                 task.error = error
             task.done.set()
@@ -120,9 +121,9 @@ def _get_workers(count: int) -> list:
 def _after_fork_in_child() -> None:
     """The child of os.fork has only the thread that forked: forget the parent's workers,
     and make new locks (another thread may have held one at the fork)."""
-    global _workers, _lock, _state, _cannot_start, _blas_lock
+    global _workers, _lock, _state, _cannot_start, _blas_lock, _blas_users
     _workers, _lock, _state, _cannot_start = [], threading.Lock(), threading.local(), False
-    _blas_lock = threading.Lock()
+    _blas_lock, _blas_users = threading.Lock(), 0
     scratch.after_fork_in_child()
 
 
@@ -159,19 +160,26 @@ def over_batch(part, n: int, values_per_sample: int) -> None:
     """
     keep_freed_memory()  # once, at the first kernel call (see memory.py)
     chunks = batch_chunks(n, values_per_sample)
-    if len(chunks) == 1:  # all in this thread, BLAS's own threads left as they are
+    if len(chunks) == 1 and getattr(_state, "inside", False):  # a chunk's own op
         part(chunks[0])
         return
-    workers = _get_workers(len(chunks) - 1)
-    tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
-    for worker, task in zip(workers, tasks):
-        worker.tasks.put(task)
+    # One BLAS thread, even for a single chunk: BLAS splits some products (few rows and
+    # columns, a long sum) over its threads and adds the pieces in another order, so a
+    # product must run on one BLAS thread whatever the chunks, for the same bits.
+    _one_blas_thread(True)
     try:
-        for samples in [chunks[0]] + chunks[1 + len(workers):]:
-            _run_inside(part, samples)
+        workers = _get_workers(len(chunks) - 1)
+        tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
+        for worker, task in zip(workers, tasks):
+            worker.tasks.put(task)
+        try:
+            for samples in [chunks[0]] + chunks[1 + len(workers):]:
+                _run_inside(part, samples)
+        finally:
+            for task in tasks:  # wait for all before going on
+                task.done.wait()
     finally:
-        for task in tasks:  # wait for all before going on
-            task.done.wait()
+        _one_blas_thread(False)
     for task in tasks:
         if task.error is not None:
             raise task.error
@@ -205,36 +213,60 @@ def over_rows(part, array) -> None:
         over_batch(part, array.shape[0], array.size // array.shape[0])
 
 
-def _run_inside(part, samples, set_blas=True) -> None:
-    # One BLAS thread per chunk: the chunks are the parallelism (two levels of threads
-    # on the same cores measured slower than one: 24 ms against 15 for a CNN step).
-    before = _blas_threads_here(1) if set_blas else None
+def _run_inside(part, samples) -> None:
     _state.inside = True
     try:
         part(samples)
     finally:
         _state.inside = False
-        if set_blas:
-            _blas_threads_here(before)
 
 
 # ---------------------------------------------------------------------------
-# OpenBLAS's own threads, set per calling thread
+# OpenBLAS's own threads: one while chunks run
 # ---------------------------------------------------------------------------
+# One BLAS thread per chunk: the chunks are the parallelism (two levels of threads on the
+# same cores measured slower than one: 24 ms against 15 for a CNN step).  OpenBLAS's
+# "per-thread" setting is per thread only in its OpenMP builds; in the pthreads builds
+# numpy ships, it sets the whole process.  So it is set to one thread while any chunks
+# run (counted, for chunks started from several threads at once) and given back after the
+# last, by the thread that started them; a worker sets it once for itself (for the OpenMP
+# builds) when it starts, while its caller waits for its first chunk.
 _blas_setter = False  # not looked up yet
 _blas_lock = threading.Lock()
+_blas_users = 0       # calls of over_batch running chunks now
+_blas_before = None   # the setting before the first of them
+
+
+def _one_blas_thread(enter: bool) -> None:
+    """Hold OpenBLAS at one thread from the first ``enter`` to the matching last exit."""
+    global _blas_users, _blas_before
+    with _blas_lock:  # one thread at a time, and never across a fork (see _before_fork)
+        if enter:
+            if _blas_users == 0:
+                _blas_before = _set_blas_threads(1)
+            _blas_users += 1
+        else:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _set_blas_threads(_blas_before)
 
 
 def _blas_threads_here(n):
-    """Set how many threads OpenBLAS uses for calls from this thread only; return the
-    previous setting (None, and nothing done, where that cannot be set)."""
+    """Set how many threads OpenBLAS uses for calls from this thread (in its pthreads
+    builds: from every thread); return the previous setting (None, and nothing done,
+    where that cannot be set)."""
+    with _blas_lock:
+        return _set_blas_threads(n)
+
+
+def _set_blas_threads(n):
+    """:func:`_blas_threads_here` for a caller that holds ``_blas_lock``."""
     global _blas_setter
     if n is None:
         return None
-    with _blas_lock:  # one thread at a time, and never across a fork (see _before_fork)
-        if _blas_setter is False:
-            _blas_setter = _find_blas_setter()
-        return None if _blas_setter is None else _blas_setter(n)
+    if _blas_setter is False:
+        _blas_setter = _find_blas_setter()
+    return None if _blas_setter is None else _blas_setter(n)
 
 
 def _find_blas_setter():

@@ -41,6 +41,14 @@ def chunks_made(monkeypatch):
     return made
 
 
+def openblas_threads():
+    """OpenBLAS's thread settings in this process, as threadpoolctl reads them."""
+    import threadpoolctl
+
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+            if i["internal_api"] == "openblas"]
+
+
 def run(threads_n, fn, *arrays):
     """fn's output and every input's gradient, with ``threads_n`` threads."""
     nb.set_num_threads(threads_n)
@@ -155,17 +163,15 @@ def test_a_chunk_does_not_split_again():
     assert inner == [[slice(0, 8)], [slice(0, 8)]]
 
 
-def test_blas_threads_are_restored_after_a_split_op(rng):
-    setter = threads._find_blas_setter()
-    if setter is None:
-        pytest.skip("this numpy's BLAS has no per-thread setting (OpenBLAS < 0.3.27)")
-    before = setter(3)  # what the calling thread had; now 3
-    try:
-        nb.set_num_threads(2)
-        F.relu(nb.tensor(rng.standard_normal((8, 3, 64, 64)).astype(np.float32)))
-        assert setter(3) == 3  # the op set 1 for its chunk, then gave back 3
-    finally:
-        setter(before)
+def test_set_num_threads_sets_blas_too_and_a_split_op_gives_it_back(rng):
+    """As torch.set_num_threads: BLAS's own products use that many threads too; an op split
+    into chunks holds BLAS at one thread meanwhile, then gives the setting back."""
+    x = nb.tensor(rng.standard_normal((8, 3, 64, 128)).astype(np.float32))
+    for n in (2, 3, 1):
+        nb.set_num_threads(n)
+        assert openblas_threads() in ([n], [])  # [] : numpy without OpenBLAS
+        F.relu(x)  # 8 samples of 24 576 values: split in n
+        assert openblas_threads() in ([n], [])
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
@@ -307,3 +313,31 @@ def test_forked_children_compute_with_threads_while_the_parent_is_busy():
                           text=True, timeout=600)
     assert done.returncode == 0 and "all children finished" in done.stdout, \
         done.stdout + done.stderr
+
+
+def test_blas_gets_its_threads_back_after_chunks_ran(monkeypatch):
+    """Chunks hold OpenBLAS at one thread while they run (each chunk is a thread already).
+    In the pthreads builds numpy ships, OpenBLAS's 'per-thread' setting is the whole
+    process's: once left at one, every later matrix product of the model would run on one
+    core.  After chunks from one thread, and from two threads at once, it is as before."""
+    x = np.random.default_rng(5).standard_normal((9, 5, 13, 11)).astype(np.float32)
+    w = np.random.default_rng(6).standard_normal((7, 5, 3, 3)).astype(np.float32)
+
+    def conv_steps():
+        for _ in range(3):
+            xt, wt = nb.tensor(x, requires_grad=True), nb.tensor(w, requires_grad=True)
+            F.conv2d(xt, wt, padding=1).sum().backward()
+
+    for n in (2, 3):
+        nb.set_num_threads(n)
+        before = openblas_threads()
+        conv_steps()
+        assert openblas_threads() == before
+        callers = [threading.Thread(target=conv_steps) for _ in range(2)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join()
+        assert openblas_threads() == before
+    if not before:  # numpy without OpenBLAS (MKL, Accelerate): nnbook left BLAS alone
+        assert threads._blas_setter is None
