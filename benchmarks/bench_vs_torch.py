@@ -324,6 +324,11 @@ def run_setting(which, rounds, with_reference):
     for key in which:
         row = {}
         for protocol, settle in PROTOCOLS.items():
+            # Each workload starts as in a fresh session: once an op splits over nnbook's
+            # threads, OpenBLAS stays at one thread (nnbook/kernels/threads.py); this
+            # gives it back, as a new process would, so (g) is not timed with the BLAS
+            # setting (c) left.
+            nb.set_num_threads(nb.get_num_threads())
             step_nb, step_torch = WORKLOADS[key][1]()
             row[protocol] = measure(step_nb, step_torch, rounds, settle)
         if with_reference:

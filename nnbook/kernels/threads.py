@@ -70,7 +70,7 @@ def set_num_threads(n: int) -> None:
                                  f"got {n!r}.", where="nb.set_num_threads", line=None,
                                  hint="e.g. nb.set_num_threads(1) to compute in one thread."))
     _threads = n
-    _blas_threads_here(n)  # as torch.set_num_threads: BLAS's own products too
+    _release_blas(n)  # as torch.set_num_threads: BLAS's own products too
     # Workers beyond n - 1 stay, idle (blocked on their queues, using no CPU); their
     # scratch arrays are freed here, with everyone's, so the memory comes back.
     scratch.release_scratch()
@@ -121,9 +121,9 @@ def _get_workers(count: int) -> list:
 def _after_fork_in_child() -> None:
     """The child of os.fork has only the thread that forked: forget the parent's workers,
     and make new locks (another thread may have held one at the fork)."""
-    global _workers, _lock, _state, _cannot_start, _blas_lock, _blas_users
+    global _workers, _lock, _state, _cannot_start, _blas_lock
     _workers, _lock, _state, _cannot_start = [], threading.Lock(), threading.local(), False
-    _blas_lock, _blas_users = threading.Lock(), 0
+    _blas_lock = threading.Lock()
     scratch.after_fork_in_child()
 
 
@@ -166,20 +166,17 @@ def over_batch(part, n: int, values_per_sample: int) -> None:
     # One BLAS thread, even for a single chunk: BLAS splits some products (few rows and
     # columns, a long sum) over its threads and adds the pieces in another order, so a
     # product must run on one BLAS thread whatever the chunks, for the same bits.
-    _one_blas_thread(True)
+    _hold_blas_at_one_thread()
+    workers = _get_workers(len(chunks) - 1)
+    tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
+    for worker, task in zip(workers, tasks):
+        worker.tasks.put(task)
     try:
-        workers = _get_workers(len(chunks) - 1)
-        tasks = [_Task(part, samples) for samples in chunks[1:1 + len(workers)]]
-        for worker, task in zip(workers, tasks):
-            worker.tasks.put(task)
-        try:
-            for samples in [chunks[0]] + chunks[1 + len(workers):]:
-                _run_inside(part, samples)
-        finally:
-            for task in tasks:  # wait for all before going on
-                task.done.wait()
+        for samples in [chunks[0]] + chunks[1 + len(workers):]:
+            _run_inside(part, samples)
     finally:
-        _one_blas_thread(False)
+        for task in tasks:  # wait for all before going on
+            task.done.wait()
     for task in tasks:
         if task.error is not None:
             raise task.error
@@ -222,33 +219,30 @@ def _run_inside(part, samples) -> None:
 
 
 # ---------------------------------------------------------------------------
-# OpenBLAS's own threads: one while chunks run
+# OpenBLAS's own threads: one, once nnbook's threads have work
 # ---------------------------------------------------------------------------
-# One BLAS thread per chunk: the chunks are the parallelism (two levels of threads on the
-# same cores measured slower than one: 24 ms against 15 for a CNN step).  OpenBLAS's
-# "per-thread" setting is per thread only in its OpenMP builds; in the pthreads builds
-# numpy ships, it sets the whole process.  So it is set to one thread while any chunks
-# run (counted, for chunks started from several threads at once) and given back after the
-# last, by the thread that started them; a worker sets it once for itself (for the OpenMP
-# builds) when it starts, while its caller waits for its first chunk.
+# Two pools of threads on the same cores slow each other down: a CNN step took 24 ms
+# against 15 with BLAS's threads inside the chunks.  Nor is it enough to give BLAS its
+# threads back after each split op: OpenBLAS's threads keep spinning for a while after
+# each product, on the cores the next op's chunks need ((b) ran 7-17% slower so, while
+# an LSTM, which splits nothing, ran 10% faster with them).  So the first op that
+# splits (or runs as one chunk: see over_batch) sets OpenBLAS to one thread, and it
+# stays so until nb.set_num_threads sets both again.  OpenBLAS's "per-thread" setting
+# sets the whole process in the pthreads builds numpy ships (only its OpenMP builds
+# keep one per thread), so it is set once, under a lock, never raced; a worker also
+# sets it for itself (for the OpenMP builds) when it starts.
 _blas_setter = False  # not looked up yet
 _blas_lock = threading.Lock()
-_blas_users = 0       # calls of over_batch running chunks now
-_blas_before = None   # the setting before the first of them
+_blas_held = False    # OpenBLAS set to one thread by a split op (until set_num_threads)
 
 
-def _one_blas_thread(enter: bool) -> None:
-    """Hold OpenBLAS at one thread from the first ``enter`` to the matching last exit."""
-    global _blas_users, _blas_before
-    with _blas_lock:  # one thread at a time, and never across a fork (see _before_fork)
-        if enter:
-            if _blas_users == 0:
-                _blas_before = _set_blas_threads(1)
-            _blas_users += 1
-        else:
-            _blas_users -= 1
-            if _blas_users == 0:
-                _set_blas_threads(_blas_before)
+def _hold_blas_at_one_thread() -> None:
+    global _blas_held
+    if not _blas_held:
+        with _blas_lock:  # one thread at a time, and never across a fork (see _before_fork)
+            if not _blas_held:
+                _set_blas_threads(1)
+                _blas_held = True
 
 
 def _blas_threads_here(n):
@@ -257,6 +251,14 @@ def _blas_threads_here(n):
     where that cannot be set)."""
     with _blas_lock:
         return _set_blas_threads(n)
+
+
+def _release_blas(n) -> None:
+    """Give OpenBLAS ``n`` threads, held at one no longer."""
+    global _blas_held
+    with _blas_lock:
+        _set_blas_threads(n)
+        _blas_held = False
 
 
 def _set_blas_threads(n):
