@@ -27,6 +27,7 @@ from .memory import keep_freed_memory
 from .scratch import scratch
 
 BLOCK_VALUES = 1 << 16  # a block of samples: ~256 KB in float32, made in the cache
+SHORT_ROW = 4096        # rows shorter than this get per-channel values written out
 
 
 def _blocks(x3) -> list:
@@ -51,6 +52,15 @@ def _row_dots(a, b) -> np.ndarray:
     if _vecdot is not None:
         return _vecdot(a, b)
     return np.einsum("ncl,ncl->nc", a, b)  # numpy 1.x
+
+
+def _per_channel(values, length):
+    """(C,) values broadcast along rows of ``length``: (C, 1), or for short rows (C, length)
+    written out, which numpy multiplies in one long loop instead of one short loop per row
+    (25-35% faster for rows of 1024 values)."""
+    if length >= SHORT_ROW:
+        return values[:, None]
+    return np.repeat(values, length).reshape(-1, length)
 
 
 def _centred(x, mean, slot):
@@ -104,9 +114,10 @@ class BatchNormKernel(BatchNorm):
         alpha = self.inv_std if weight is None else self.inv_std * weight
         beta = -mean * alpha if bias is None else bias - mean * alpha
         out = np.empty_like(x3)
+        alpha, beta = (_per_channel(v, x3.shape[2]) for v in (alpha, beta))
         for s in blocks:  # y = x_hat w + b = x alpha + beta
-            np.multiply(x3[s], alpha[:, None], out=out[s])
-            out[s] += beta[:, None]
+            np.multiply(x3[s], alpha, out=out[s])
+            out[s] += beta
         self.x3, self.weight = x3, weight
         return out.reshape(x.shape)
 
@@ -129,12 +140,13 @@ class BatchNormKernel(BatchNorm):
                 #    = g A + (x − mean) B + C
                 a, b = scale, -scale * inv_std * sum_g_xhat / self.count
                 c = -scale * sum_g / self.count
+                a, b, c = (_per_channel(v, g3.shape[2]) for v in (a, b, c))
                 for s in blocks:
                     centred = _centred(self.x3[s], mean, "tmp")
-                    centred *= b[:, None]
-                    np.multiply(g3[s], a[:, None], out=grad_x[s])
+                    centred *= b
+                    np.multiply(g3[s], a, out=grad_x[s])
                     grad_x[s] += centred
-                    grad_x[s] += c[:, None]
+                    grad_x[s] += c
             else:  # constants: dx = scale g
                 for s in blocks:
                     np.multiply(g3[s], scale[:, None], out=grad_x[s])
