@@ -53,6 +53,7 @@ OTHER_KERNELS = 2
 NOT_NUMERIC = ["tests/browser", "tests/test_binder.py", "tests/inspect/test_conv_geometry.py",
                "tests/test_import_light.py", "tests/test_notebooks_normalised.py",
                "tests/test_seeding.py", "tests/test_torch_required.py",
+               "tests/test_planted_mistakes_exist.py",
                "tests/test_widgets_import.py", "tests/widgets/test_widgets_shapes.py",
                "tests/test_notebook_figures.py"]
 # Prints the kernel numpy's OpenBLAS uses, after a small matmul (a kernel that needs

@@ -101,7 +101,7 @@ MISTAKES = [
             "BatchNorm's running variance kept biased"),
     # -- the engine and tensors ----------------------------------------------------------------
     Mistake("engine-assign", "nnbook/autograd/engine.py",
-            "grads[key] = g if prev is None else prev + g", "grads[key] = g",
+            "grads[parent] = g if prev is None else prev + g", "grads[parent] = g",
             "a tensor used twice gets only one path's gradient (= instead of +=)"),
     Mistake("version-not-bumped", "nnbook/tensor.py",
             'np.copyto(self._array, value, casting="unsafe")\n        self._counter[0] += 1',
@@ -164,6 +164,24 @@ MISTAKES = [
             "bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)",
             "bound = calculate_gain(nonlinearity, a) * math.sqrt(1.0 / fan)",
             "Kaiming uniform's bound off by sqrt(3)"),
+    # -- kernels and threads -----------------------------------------------------------------
+    Mistake("bn-merge", "nnbook/kernels/norm.py",
+            "var = (np.array(squares) + counts * (means - mean) ** 2)",
+            "var = (np.array(squares) + 0 * (means - mean) ** 2)",
+            "batch norm's blocks merged without the spread of their means"),
+    Mistake("lstm-factor-chunk", "nnbook/kernels/recurrent.py",
+            "self.factors(slice(t - t % FACTOR_STEPS, t + 1)",
+            "self.factors(slice(t - t % FACTOR_STEPS, t)",
+            "the LSTM backward's derivative factors computed for one step too few"),
+    Mistake("blas-not-held", "nnbook/kernels/threads.py",
+            "_set_blas_threads(1)\n                _blas_held = True",
+            "_blas_held = True",
+            "split ops leave OpenBLAS's own threads running beside nnbook's"),
+    # -- widgets --------------------------------------------------------------------------------
+    Mistake("token-label", "nnbook/widgets/shape_stepper.py",
+            "if step.layer in INDEX_LAYERS and not name else name",
+            "if False else name",
+            "token indices into an Embedding labelled as features"),
 ]
 
 
