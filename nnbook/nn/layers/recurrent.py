@@ -139,13 +139,16 @@ class RNNBase(Module):
         from ...kernels import recurrent  # noqa: F401  registers the faster LSTM on first use
         w_ih, w_hh, b_ih, b_hh, _ = weights
         steps, batch = x.shape[:2]        # the input's share of the gates, every step at once:
-        gx = F.linear(x.reshape(steps * batch, -1), w_ih, b_ih).reshape(steps, batch, -1)
-        bias = () if b_hh is None else (b_hh,)
+        flat = x.reshape(steps * batch, -1)
         last = 0 if reverse else -1       # where the direction of travel ends
-        if self.mode == "LSTM":
+        if self.mode == "LSTM":           # both biases add to every gate: added once, together
+            bias = () if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh,)
+            gx = F.linear(flat, w_ih, None if bias else b_ih).reshape(steps, batch, -1)
             h0, c0 = state
             hc = apply(LSTMSequence(reverse), gx, h0, c0, w_hh, *bias)   # (2, T, B, H)
             return hc[0], (hc[0, last], hc[1, last])
+        gx = F.linear(flat, w_ih, b_ih).reshape(steps, batch, -1)
+        bias = () if b_hh is None else (b_hh,)
         op = GRUSequence(reverse) if self.mode == "GRU" else \
             RNNSequence(reverse, "tanh" if self.mode == "RNN_TANH" else "relu")
         hs = apply(op, gx, state, w_hh, *bias)
