@@ -13,6 +13,7 @@ counter, so a backward can never read a value that changed after it was saved.
 from __future__ import annotations
 
 import builtins
+import itertools
 import weakref
 from operator import attrgetter, itemgetter
 
@@ -73,6 +74,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
         op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
         op.versions = tuple(map(_first, map(_counter, inputs)))  # each t._counter[0]
+        op.seq = _next_seq()  # nodes are numbered as they are made: engine.topological_order
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
             op.output_counter, op.output_version = out._counter, out._counter[0]
@@ -85,12 +87,14 @@ _array = attrgetter("_array")
 _grad_fn = attrgetter("grad_fn")
 _counter = attrgetter("_counter")
 _first = itemgetter(0)
+_next_seq = itertools.count().__next__
 
 
 def _link(op, inputs, out) -> None:
     """Make ``out`` the output of node ``op`` whose values are already in it."""
     op.inputs, op.parents = inputs, tuple([t.grad_fn for t in inputs])
     op.versions = tuple([t._counter[0] for t in inputs])
+    op.seq = _next_seq()
     op.layer = context.module_stack[-1] if context.module_stack else None
     out._requires_grad, out.grad_fn = True, op
 

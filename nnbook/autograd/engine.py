@@ -8,11 +8,14 @@ A node is an op that ran with gradients on; ``apply`` left on it
 * ``parents`` -- each input's node at the time (None for a leaf),
 * ``needs_input_grad`` -- a bool per input,
 * ``versions`` -- each input's version counter value when the op saved it,
+* ``seq`` -- a number that grows with every node made (so inputs' nodes have smaller ones),
 
 and ``backward(grad_out)`` returns one gradient (an array or None) per input.
 :func:`run_backward` returns the gradients; ``Tensor.backward`` stores them.
 """
 from __future__ import annotations
+
+from operator import attrgetter
 
 import numpy as np
 
@@ -25,25 +28,22 @@ from .saved import check_saved, describe_node
 def topological_order(roots) -> list:
     """Nodes reachable from ``roots``, every node after all nodes that feed it.
 
-    Iterative depth-first search, so a graph 100 000 ops deep needs no recursion.
+    A node's inputs exist before it is made, and nodes are numbered as they are made
+    (``seq``, PyTorch's sequence numbers), so sorting the reachable nodes by their number
+    orders them.  The search keeps a list of nodes to visit, so a graph 100 000 ops deep
+    needs no recursion.
     """
-    order, seen = [], set()
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(root.parents))]
-        while stack:
-            node, pending = stack[-1]
-            for parent in pending:
-                if parent is not None and parent not in seen:
-                    seen.add(parent)
-                    stack.append((parent, iter(parent.parents)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for parent in stack.pop().parents:
+            if parent is not None and parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return sorted(seen, key=_seq)
+
+
+_seq = attrgetter("seq")
 
 
 @quiet  # backward rules meet inf and NaN (0 * inf) and make them silently, as in PyTorch

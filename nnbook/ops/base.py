@@ -124,7 +124,8 @@ class Op(ABC):
     is_view = False       # the output may share memory with input 0 (reshape, slicing)
 
     # Set by apply() when the op runs as a node of the graph (see autograd/engine.py):
-    __slots__ = ("inputs", "parents", "needs_input_grad", "versions", "layer", "__dict__")
+    __slots__ = ("inputs", "parents", "needs_input_grad", "versions", "layer", "seq",
+                 "__dict__")
     hooks = ()            # Tensor.register_hook on the output: grad_out -> grad_out
     retained = None       # a weak reference to the output, if it called retain_grad()
     released = False      # backward ran and freed what forward saved
