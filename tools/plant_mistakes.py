@@ -204,14 +204,16 @@ def snippet_count(mistake: Mistake) -> int:
 
 
 # PyTorch hidden (the oracle must not be what catches a mistake); notebooks, the browser,
-# the fresh-environment test and the compatibility programs (which run PyTorch) left out.
+# the fresh-environment test and the compatibility programs (which run PyTorch) left out,
+# and the test that every snippet is present (a planted mistake removes its snippet).
 RUNNER = """
 import sys
 sys.modules["torch"] = None
 import pytest
 sys.exit(pytest.main(["tests", "-x", "-q", "-p", "no:cacheprovider", "-m", "not browser",
                       "--ignore=tests/oracle", "--ignore=tests/compat",
-                      "--ignore=tests/test_binder.py"]))
+                      "--ignore=tests/test_binder.py",
+                      "--ignore=tests/test_planted_mistakes_exist.py"]))
 """
 
 
