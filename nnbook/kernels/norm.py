@@ -5,14 +5,14 @@ input, most of them writing a fresh array.  Here the input is seen as (N, C, L) 
 read a block of samples at a time (contiguous, and small enough that what is made
 from it stays in the cache):
 
-* forward: one pass for each channel's mean and variance (a block's own, merged in
-  order: _mean_and_var), and the output in two, y = x · alpha + beta with alpha = w · inv_std and
-  beta = b − mean · alpha per channel (as PyTorch computes it on the CPU);
+* forward: one pass for each channel's mean and variance (each block's own, merged in
+  order: _mean_and_var), and the output in two, y = x · alpha + beta per channel, with
+  alpha = w · inv_std and beta = b − mean · alpha (as PyTorch computes it on the CPU);
 * backward: one pass for the sums of g and of g · (x − mean), then
   dx = g · A + (x − mean) · B + C, with per-channel A, B and C folded from the formula
   w inv_std (g − mean(g) − x_hat mean(g x_hat)).
 
-Per-sample sums go to an (N, C) array that is then summed over the samples in order.
+Backward's per-sample sums go to (N, C) arrays, then summed over the samples in order.
 The blocks run one after the other in this thread: on a shared two-core machine a
 second thread gained little on these memory-bound passes, and BLAS's row sums ran
 2.4× slower from two threads at once than from one.
