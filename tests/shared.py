@@ -2,6 +2,7 @@
 import base64
 import re
 
+import nnbook as nb
 from nnbook import nn
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -37,3 +38,20 @@ def xception_block(depth_multiplier=1):
                              nn.Conv2d(c, 512, 1), nn.BatchNorm2d(512), nn.MaxPool2d(3, 2, 1))),
         nn.ReLU(), nn.GlobalAvgPool2d(), nn.Reshape(512), nn.Linear(512, 3),
         nn.LogSoftmax(dim=1))
+
+
+class Cell(nn.Module):
+    """The layer built in forward, after the fix: conv1 and conv2 built in __init__.
+
+    ``keep_w``: also store w and w2 as the buggy cell did, and never use them."""
+
+    def __init__(self, keep_w=False):
+        super().__init__()
+        self.conv1 = nn.Conv2d(6, 6, 3, padding=1)
+        self.conv2 = nn.Conv2d(6, 3, 1)
+        if keep_w:
+            self.w = nn.Parameter(nb.randn(6, 6, 3, 3))
+            self.w2 = nn.Parameter(nb.randn(3, 6, 1, 1))
+
+    def forward(self, x):
+        return self.conv2(self.conv1(x))

@@ -2,27 +2,13 @@
 GradientFlow and BackwardStepper, as plain records."""
 import numpy as np
 import pytest
+from shared import Cell
 
 import nnbook as nb
 from nnbook import nn
 from nnbook.inspect.flow import FlowBar, flow_range, gradient_flow, zone_of
 from nnbook.inspect.params import parameter_report, show_choices
 from nnbook.inspect.values import value_summary
-
-
-class Net(nn.Module):
-    """The layer built in forward, after the fix: the convolutions live in __init__."""
-
-    def __init__(self, keep_w=False):
-        super().__init__()
-        self.conv1 = nn.Conv2d(6, 6, 3, padding=1)
-        self.conv2 = nn.Conv2d(6, 3, 1)
-        if keep_w:  # the seed's cell also stored w and w2, and never used them
-            self.w = nn.Parameter(nb.randn(6, 6, 3, 3))
-            self.w2 = nn.Parameter(nb.randn(3, 6, 1, 1))
-
-    def forward(self, x):
-        return self.conv2(self.conv1(x))
 
 
 class Tied(nn.Module):
@@ -40,7 +26,7 @@ def built_in_forward_case():
     nb.manual_seed(0)
     w = nn.Parameter(nb.randn(6, 6, 3, 3))
     w2 = nn.Parameter(nb.randn(3, 6, 1, 1))
-    model = Net()
+    model = Cell()
     return model, nb.optim.Adam([w, w2], lr=0.01), nb.randn(2, 6, 5, 3)
 
 
@@ -68,18 +54,18 @@ def test_built_in_forward_the_optimizer_holds_strays_and_not_the_model():
     assert conv.path == "conv1.weight" and conv.grad_norm > 0
     assert conv.flags == ("not_in_optimizer",)
     text = str(report)
-    assert text.splitlines()[0] == ("Net: 4 parameter tensor(s), 351 values (351 trainable), "
+    assert text.splitlines()[0] == ("Cell: 4 parameter tensor(s), 351 values (351 trainable), "
                                     "0 buffer(s); Adam holds 2")
     assert ("✖ 2 held by the optimizer but not in the model: optimizer param 0 (6, 6, 3, 3), "
             "optimizer param 1 (3, 6, 1, 1)") in text
     assert "⊘ 4 in the model but not in the optimizer: conv1.weight, conv1.bias, " in text
     assert "∅ 2 got no gradient in the last backward: optimizer param 0, " in text
-    assert repr(report) == "<ParameterReport: Net, 6 parameters, 6 with problems>"
+    assert repr(report) == "<ParameterReport: Cell, 6 parameters, 6 with problems>"
 
 
 def test_built_in_forward_with_w_stored_in_the_model_they_get_no_gradient():
     nb.manual_seed(0)
-    model = Net(keep_w=True)
+    model = Cell(keep_w=True)
     opt = nb.optim.Adam([model.w, model.w2], lr=0.01)
     model(nb.randn(2, 6, 5, 3)).sum().backward()
     report = parameter_report(model, opt)
@@ -93,7 +79,7 @@ def test_built_in_forward_with_w_stored_in_the_model_they_get_no_gradient():
 
 def test_a_fixed_setup_has_no_problems():
     nb.manual_seed(0)
-    model = Net()
+    model = Cell()
     opt = nb.optim.SGD(model.parameters(), lr=0.1)
     model(nb.randn(2, 6, 5, 3)).sum().backward()
     report = parameter_report(model, opt)
@@ -160,18 +146,18 @@ def test_a_view_selects_everything_the_problems_or_one_subtree():
 
 
 def test_strays_from_another_model_and_other_groups_are_named():
-    old, new = Net(), Net()
+    old, new = Cell(), Cell()
     opt = nb.optim.SGD([{"params": new.parameters()},
                         {"params": [old.conv1.weight], "lr": 0.01},
                         {"params": [nn.Parameter(nb.zeros(2))]}], lr=0.1)
     report = parameter_report(new, opt)
-    assert labels(report, "not_in_model") == ["conv1.weight of another Net",
+    assert labels(report, "not_in_model") == ["conv1.weight of another Cell",
                                               "optimizer group 2 param 0"]
     assert report.flagged("not_in_optimizer") == ()
 
 
 def test_frozen_parameters_left_out_of_the_optimizer_are_not_flagged():
-    model = Net()
+    model = Cell()
     model.conv1.requires_grad_(False)
     opt = nb.optim.SGD(model.conv2.parameters(), lr=0.1)
     model(nb.randn(1, 6, 4, 4)).sum().backward()
@@ -190,7 +176,7 @@ def test_an_all_zero_gradient_is_flagged():
 
 def test_flagged_names_unknown_flags():
     with pytest.raises(ValueError, match="unknown flag 'nope'"):
-        parameter_report(Net()).flagged("nope")
+        parameter_report(Cell()).flagged("nope")
 
 
 # -- gradient flow ------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("ipywidgets")
 
+from shared import Cell  # noqa: E402
+
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.inspect.param_flags import FLAGS  # noqa: E402
@@ -12,29 +14,17 @@ from nnbook.widgets import palette  # noqa: E402
 from nnbook.widgets.params_table import report_html  # noqa: E402
 
 
-class Net(nn.Module):
-    """The layer built in forward, after the fix: the convolutions live in __init__."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(6, 6, 3, padding=1)
-        self.conv2 = nn.Conv2d(6, 3, 1)
-
-    def forward(self, x):
-        return self.conv2(self.conv1(x))
-
-
 def stray_optimizer_report():
     nb.manual_seed(0)
     strays = [nn.Parameter(nb.randn(6, 6, 3, 3)), nn.Parameter(nb.randn(3, 6, 1, 1))]
-    model = Net()
+    model = Cell()
     return nb.inspect.parameter_report(model, nb.optim.Adam(strays, lr=0.01))
 
 
 def test_the_table_is_a_tree_with_problems_in_red_and_a_legend():
     page = report_html(stray_optimizer_report())
     assert "conv1 <span" in page and "(Conv2d)" in page
-    assert "held by the optimizer only (not in Net)" in page
+    assert "held by the optimizer only (not in Cell)" in page
     assert page.count("✘ no") == 4
     assert palette.PROBLEM_TINT in page and palette.PROBLEM_COLOR in page
     assert all(meaning in page for _, meaning in FLAGS.values())
@@ -52,5 +42,5 @@ def test_a_healthy_model_says_so_in_the_table():
 def test_the_explorer_shows_the_table_above_its_picture():
     from nnbook.widgets import ParameterExplorer
 
-    explorer = ParameterExplorer(Net())
+    explorer = ParameterExplorer(Cell())
     assert explorer.caption.value == report_html(explorer.report)

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-from shared import PNG_MAGIC, shown, split_floats, xception_block  # noqa: E402
+from shared import PNG_MAGIC, Cell, shown, split_floats, xception_block  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
@@ -27,18 +27,6 @@ def check_fallback(widget):
 
 
 # -- ParameterExplorer ---------------------------------------------------------------------
-
-class Cell(nn.Module):
-    """The layer built in forward, after the fix: conv1 and conv2 built in __init__."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(6, 6, 3, padding=1)
-        self.conv2 = nn.Conv2d(6, 3, 1)
-
-    def forward(self, x):
-        return self.conv2(self.conv1(x))
-
 
 def test_parameter_explorer_makes_the_layer_built_in_forward_obvious():
     nb.manual_seed(0)
