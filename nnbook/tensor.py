@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import weakref
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 import numpy as np
 
@@ -67,17 +67,16 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     out = Tensor.__new__(Tensor)
     out._array = data if type(data) is np.ndarray else np.asarray(data)
     out.grad = out.grad_fn = out._view = None
-    out._requires_grad, out._counter = False, [0]
+    out._requires_grad, out._counter = False, [0, 0]
     if op.is_view:  # a view shares its input's memory, so it shares its version counter
         out._counter, out._view = inputs[0]._counter, (inputs[0], op)
     if record and out._array.dtype.kind == "f":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
         op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
-        op.versions = tuple(map(_first, map(_counter, inputs)))  # each t._counter[0]
-        op.seq = _next_seq()  # nodes are numbered as they are made: engine.topological_order
+        op.seq = _next_seq()  # numbered as made: engine.topological_order; autograd/saved.py
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
-            op.output_counter, op.output_version = out._counter, out._counter[0]
+            op.output_counter = out._counter
         out._requires_grad, out.grad_fn = True, op
     return out
 
@@ -85,15 +84,19 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
 _requires_grad = attrgetter("_requires_grad")
 _array = attrgetter("_array")
 _grad_fn = attrgetter("grad_fn")
-_counter = attrgetter("_counter")
-_first = itemgetter(0)
-_next_seq = itertools.count().__next__
+_next_seq = itertools.count(1).__next__  # the clock of nodes and in-place writes
+
+
+def bump_version(counter) -> None:
+    """Count one in-place change of a tensor's memory: ``counter`` is its
+    [version, clock value of the last change] (autograd/saved.py reads both)."""
+    counter[0] += 1
+    counter[1] = _next_seq()
 
 
 def _link(op, inputs, out) -> None:
     """Make ``out`` the output of node ``op`` whose values are already in it."""
     op.inputs, op.parents = inputs, tuple([t.grad_fn for t in inputs])
-    op.versions = tuple([t._counter[0] for t in inputs])
     op.seq = _next_seq()
     op.layer = context.module_stack[-1] if context.module_stack else None
     out._requires_grad, out.grad_fn = True, op
@@ -126,7 +129,7 @@ def _wrap(array: np.ndarray, requires_grad=False) -> "Tensor":
     """A new leaf Tensor around ``array`` (no copy): nnbook's own constructor."""
     t = Tensor.__new__(Tensor)
     t._array, t.grad, t.grad_fn = array, None, None
-    t._requires_grad, t._counter, t._view = requires_grad, [0], None
+    t._requires_grad, t._counter, t._view = requires_grad, [0, 0], None
     return t
 
 
@@ -167,7 +170,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
     def __init__(self, *args, **kwargs):
         array = legacy_array(type(self).__name__, args, kwargs)
         self._array, self.grad, self.grad_fn = array, None, None
-        self._requires_grad, self._counter, self._view = False, [0], None
+        self._requires_grad, self._counter, self._view = False, [0, 0], None
 
     # -- what a tensor is ----------------------------------------------------
     # The size of each dimension.  (A property whose getter is C code, attrgetter: shape
@@ -446,7 +449,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 and others[0]._array.dtype == self._array.dtype \
                 and others[0].shape == self.shape and self._array.flags.writeable:
             op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster
-            self._counter[0] += 1
+            bump_version(self._counter)
             return self
         if recording:
             self._check_writable(name)
@@ -500,7 +503,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 "expand() or a shape-only pass).", where=name,
                 hint="make a copy first: x = x.clone()."))
         np.copyto(self._array, value, casting="unsafe")
-        self._counter[0] += 1
+        bump_version(self._counter)
 
     def __setitem__(self, key, value):
         key = _unwrap_key(key)
@@ -646,7 +649,7 @@ def _rebase_views(view, old_node) -> None:
     its old value with the view's part replaced by the view's new value."""
     node = old_node
     while node is not None and node.is_view and not node.released:
-        node.versions = tuple(t._counter[0] for t in node.inputs)  # this change is accounted
+        node.accounted = _next_seq()  # the changes so far are in the graph: not an error
         node = node.parents[0]
     while view._view is not None:
         base, view_op = view._view

@@ -4,11 +4,12 @@ The engine knows a small protocol and nothing else (not even what a Tensor is).
 A node is an op that ran with gradients on; ``apply`` left on it
 
 * ``inputs``  -- the input tensors (the engine reads their array ``_array`` and version
-  counter ``_counter``),
+  counter ``_counter``: [version, clock value of the last in-place change]),
 * ``parents`` -- each input's node at the time (None for a leaf),
 * ``needs_input_grad`` -- a bool per input,
-* ``versions`` -- each input's version counter value when the op saved it,
-* ``seq`` -- a number that grows with every node made (so inputs' nodes have smaller ones),
+* ``seq`` -- the clock's value when the node was made: it grows with every node made and
+  every in-place change, so inputs' nodes have smaller ones, and an input changed in
+  place afterwards has a larger one in its counter,
 
 and ``backward(grad_out)`` returns one gradient (an array or None) per input.
 :func:`run_backward` returns the gradients; ``Tensor.backward`` stores them.
@@ -126,8 +127,9 @@ def _node_backward(node, grad_out, retain_graph):
 
 def _changed_since(node) -> bool:
     """Has an input been changed in place since the node ran?"""
-    for t, version in zip(node.inputs, node.versions):
-        if t._counter[0] != version:
+    seq = node.seq
+    for t in node.inputs:
+        if t._counter[1] > seq:
             return True
     return False
 

@@ -7,9 +7,11 @@ the forward and the backward -- ``w.zero_()``, ``w -= lr * w.grad`` under
 compute with the new values and give a silently wrong gradient.
 
 So every tensor carries a version counter, shared with its views and its
-``.data``; every in-place change adds one.  ``apply`` writes down each input's
-version when the op runs, and the engine compares before a node's backward:
-a changed tensor that the node still holds stops the backward with the story.
+``.data``: [how many in-place changes, the clock value of the last one].  One clock
+numbers the nodes as they are made (``node.seq``) and the changes as they happen, so
+"changed since the node saved it" is ``counter[1] > node.seq``, and ``apply`` has
+nothing to write down per input.  The engine compares before a node's backward: a
+changed tensor that the node still holds stops the backward with the story.
 """
 from __future__ import annotations
 
@@ -21,12 +23,12 @@ from ..errors import BackwardError, describe_frame, fmt_shape, message
 
 def check_saved(node) -> None:
     """Raise if a value ``node`` saved for its backward has changed in place since."""
-    for index, (t, version) in enumerate(zip(node.inputs, node.versions)):
-        if t._version != version and (node.is_view or _holds(node, t)):
-            _raise_changed(node, f"input {index}", t, version)
-    if node.keeps_output and node.output_counter[0] != node.output_version:
-        _raise_changed(node, "its output", None, node.output_version,
-                       now=node.output_counter[0])
+    since = max(node.seq, node.__dict__.get("accounted", 0))  # (a write through a view
+    for index, t in enumerate(node.inputs):                    # that the graph recorded)
+        if t._counter[1] > since and (node.is_view or _holds(node, t)):
+            _raise_changed(node, f"input {index}", t._counter[0], t)
+    if node.keeps_output and node.output_counter[1] > since:
+        _raise_changed(node, "its output", node.output_counter[0])
 
 
 def _holds(node, tensor) -> bool:
@@ -45,9 +47,8 @@ def describe_node(node) -> str:
     return text + (f", created at {describe_frame(*site)}" if site else "")
 
 
-def _raise_changed(node, which, tensor, then, now=None):
+def _raise_changed(node, which, now, tensor=None):
     if tensor is not None:
-        now = tensor._version
         path = getattr(tensor, "path", None)
         kind = type(tensor).__name__
         what = f"{path} (a {kind} of shape {fmt_shape(tensor.shape)})" if path else \
@@ -55,7 +56,8 @@ def _raise_changed(node, which, tensor, then, now=None):
         values = f"the tensor: {what}"
     else:
         values = "the tensor: the result of that op"
-    values += f"\nsaved by:   {describe_node(node)}\nversion:    {then} when saved, {now} now"
+    values += (f"\nsaved by:   {describe_node(node)}\nversion:    {now} now: changed in place "
+               "after the op saved it")
     if node.__dict__.get("site") is None:
         values += "\n(run the forward inside nb.detect_anomaly() to see the line that made it)"
     raise BackwardError(message(

@@ -105,7 +105,7 @@ class Parameter(Tensor):
             shape = "()" if data is None else fmt_shape(np.shape(data))
             guard.check_build(f"a Parameter of shape {shape}",
                               "self.weight = nb.nn.Parameter(...)", noun="parameter")
-        counter = [0]
+        counter = [0, 0]
         if data is None:
             array = np.empty((0,), dtype=dtypes.default_float())
         elif isinstance(data, Tensor):  # the same memory and version counter, as PyTorch

@@ -87,6 +87,29 @@ def test_a_value_saved_for_backward_cannot_change_in_place(rng):
         y.sum().backward()
 
 
+def test_a_change_through_a_view_is_recorded_and_still_stops_a_node_that_saved_the_base():
+    x = nb.tensor([1.0, 2.0, 3.0, 4.0, 5.0], requires_grad=True)
+    h = x * 1.0
+    squared = h * h          # saves h
+    row = h[1:4]             # a view: its node is in the graph the write goes through
+    row.mul_(3.0)            # recorded: h's middle three values are tripled
+    assert h._version == 1 and row._version == 1  # one counter for the memory
+    (h * nb.tensor([1.0, 10.0, 100.0, 1000.0, 10000.0])).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 30.0, 300.0, 3000.0, 10000.0])
+    with pytest.raises(BackwardError, match=r"mul needs input 0.*changed in place"
+                                             r"(?s:.*)version:    1 now"):
+        squared.sum().backward()
+
+
+def test_a_change_before_the_op_ran_is_no_change_for_it():
+    x = nb.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 1.0
+    with nb.no_grad():
+        h.mul_(2.0)          # before sin saved h: sin sees the new values, rightly
+    h.sin().sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([2.0, 4.0]), rtol=1e-6)  # (as PyTorch)
+
+
 def test_a_float_result_cannot_go_into_an_integer_tensor():
     with pytest.raises(DTypeError, match="cannot be stored in this int64 tensor"):
         nb.tensor([1, 2]).exp_()
