@@ -46,7 +46,7 @@ from .methods import (
 from .ops import elementwise as ew
 from .ops import indexing, linalg
 from .ops import shape as shape_ops
-from .ops.base import quiet
+from .ops.base import quiet, silence, unsilence
 from .printing import tensor_repr
 
 # ---------------------------------------------------------------------------
@@ -63,7 +63,11 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     needs = tuple(map(_requires_grad, inputs))
     record = context.grad_enabled and True in needs
     op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
-    data = op.forward(*map(_array, inputs))
+    token = silence()  # inf and NaN are made silently, as in PyTorch (no numpy warnings)
+    try:
+        data = op.forward(*map(_array, inputs))
+    finally:
+        unsilence(token)
     out = Tensor.__new__(Tensor)
     out._array = data if type(data) is np.ndarray else np.asarray(data)
     out.grad = out.grad_fn = out._view = None
@@ -73,7 +77,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     if record and out._array.dtype.kind == "f":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
         op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
-        op.seq = _next_seq()  # numbered as made: engine.topological_order; autograd/saved.py
+        op.seq = _next_seq()  # numbered as made: engine.run_backward; autograd/saved.py
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
             op.output_counter = out._counter

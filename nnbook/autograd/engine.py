@@ -16,6 +16,7 @@ and ``backward(grad_out)`` returns one gradient (an array or None) per input.
 """
 from __future__ import annotations
 
+from heapq import heappop, heappush
 from operator import attrgetter
 
 import numpy as np
@@ -52,28 +53,37 @@ def run_backward(roots, retain_graph=False) -> dict:
     """Gradients of the ``roots`` -- (node, gradient of its output) pairs -- for every
     tensor that wants one.
 
-    Returns {id: (tensor, gradient)} for every leaf that requires grad, and for
+    Nodes run newest first: a node's output feeds only nodes made after it, so when
+    the newest waiting node comes out of the heap, every gradient of its output is
+    in.  Returns {id: (tensor, gradient)} for every leaf that requires grad, and for
     every non-leaf whose node has ``retained`` set (``retain_grad()``).  Unless
     ``retain_graph``, each node frees what it saved once its backward has run.
     """
-    grads, found = {}, {}  # grads: node (or id of a leaf) -> gradient of its output
+    grads, found, waiting = {}, {}, []  # grads: node (or id of a leaf) -> gradient so far
     for node, grad in roots:
-        grads[node] = grad if node not in grads else grads[node] + grad
-    for node in reversed(topological_order([node for node, _ in roots])):
-        grad_out = grads.pop(node, None)
-        if grad_out is None:  # every path from here to the roots returned None
-            continue
+        if node in grads:
+            grads[node] = grads[node] + grad
+        else:
+            grads[node] = grad
+            heappush(waiting, (-node.seq, node))
+    while waiting:  # a heap of (-seq, node): the newest node comes out first
+        node = heappop(waiting)[1]
+        grad_out = grads.pop(node)
         if node.hooks or node.retained is not None:
             grad_out = _hooks_and_retained(node, grad_out, found)
         grads_in = _node_backward(node, grad_out, retain_graph)
         for t, parent, g in zip(node.inputs, node.parents, grads_in):
             if g is None:
                 continue
-            if parent is None:  # a leaf
-                parent = id(t)
-                found.setdefault(parent, (t, None))
-            prev = grads.get(parent)
-            grads[parent] = g if prev is None else prev + g
+            key = parent if parent is not None else id(t)  # a leaf's key is its id
+            prev = grads.get(key)
+            if prev is not None:
+                grads[key] = prev + g
+            elif parent is not None:  # the node's first gradient: it waits for its turn
+                grads[key] = g
+                heappush(waiting, (-parent.seq, parent))
+            else:
+                grads[key], found[key] = g, (t, None)
     return {key: (t, grads.get(key, g)) for key, (t, g) in found.items()}
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.base import quiet, register_kernel
+from ..ops.base import register_kernel
 from ..ops.conv import Conv2d
 from ..ops.windows import out_length
 from . import depthwise, im2col, pointwise
@@ -38,7 +38,6 @@ def choose_path(c_in: int, weight_shape, groups: int, pads) -> str:
 class Conv2dKernel(Conv2d):
     """Conv2d by pointwise GEMMs, depthwise slices or im2col, with threads."""
 
-    @quiet  # an inf weight times a zero of the padding: NaN, silently (PyTorch)
     def forward(self, x, weight, bias=None):
         self.unbatched = x.ndim == 3
         x = x[None] if self.unbatched else x

@@ -29,7 +29,6 @@ FACTOR_STEPS = 8
 @register_kernel(LSTMSequence)
 class LSTMSequenceKernel(LSTMSequence):
 
-    @quiet
     def forward(self, gx, h0, c0, w_hh, b_hh=None):
         keep_freed_memory()  # once: the arrays below are made again every sequence
         steps, batch, width = gx.shape

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape, message
-from .base import Op, check_ndim, fmt_pair, is_int, pair, quiet
+from .base import Op, check_ndim, fmt_pair, is_int, pair
 from .windows import add_windows, crop_hw, out_length, pad_hw, span, windows
 
 MINUS, DOT = "\u2212", "\u00b7"  # − and ·, for the formulas shown to students
@@ -106,7 +106,6 @@ class Conv2d(Op):
                 f" + 1 = {out_hw[axis]}")
         return lines
 
-    @quiet  # an inf weight times a zero of the padding: NaN, silently (PyTorch)
     def forward(self, x, weight, bias=None):
         self.unbatched = x.ndim == 3
         x = x[None] if self.unbatched else x

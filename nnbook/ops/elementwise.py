@@ -4,9 +4,10 @@ Binary ops broadcast like numpy and PyTorch; the engine sums each gradient back
 to its input's shape, so the backward rules here are written for equal shapes.
 Where inf or NaN can appear the rules are PyTorch's, written the same way (a
 masked gradient is ``np.where(mask, grad_out, 0)``, never ``grad_out * mask``, so
-an infinite gradient stays out of the places the mask closes).  ``@quiet`` keeps
-numpy from warning about the inf and NaN a forward makes (PyTorch makes them
-silently); backward rules all run quiet, inside the engine's walk.
+an infinite gradient stays out of the places the mask closes).  Forwards make inf
+and NaN (inf + -inf, 0 * inf, 1 / 0, exp(1000), log(0)) silently, as PyTorch does:
+``apply`` runs every forward, and the engine every backward, with numpy's warnings
+about them off.
 """
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ class Add(Binary):
     name = "add"
     ufunc = np.add  # for in-place writes outside the graph (x += y under no_grad)
 
-    @quiet  # inf + -inf
     def forward(self, a, b):
         return a + b
 
@@ -64,7 +64,6 @@ class Sub(Binary):
                       hint="to flip a mask use mask == 0; to compare two masks, a != b; for "
                       "arithmetic convert first: mask.long() - 1.")
 
-    @quiet  # inf - inf
     def forward(self, a, b):
         return a - b
 
@@ -76,7 +75,6 @@ class Mul(Binary):
     name = "mul"
     ufunc = np.multiply
 
-    @quiet  # 0 * inf
     def forward(self, a, b):
         need_a, need_b = self.needs_input_grad
         self.a, self.b = (a if need_b else None), (b if need_a else None)  # only what's needed
@@ -93,7 +91,6 @@ class Div(Binary):
     ints_to_float = True  # 7 / 2 is 3.5, in the default float dtype
     ufunc = np.true_divide
 
-    @quiet  # 1 / 0, 0 / 0
     def forward(self, a, b):
         self.a = a if self.needs_input_grad[1] else None
         self.b = b if any(self.needs_input_grad) else None
@@ -172,7 +169,6 @@ class Pow(Binary):
                       "dtype of the power (as in PyTorch).", cls=InputError,
                       hint="widen the base first: x.double() ** e, or x.long() ** e.")
 
-    @quiet  # 0 ** -1, (-1) ** 0.5, overflow
     def forward(self, a, b):
         self.a, self.b = a, b
         self.out = _power(a, b) if a.dtype.kind == "f" else _integer_power(a, b)
@@ -255,7 +251,6 @@ class Exp(Unary):
     keeps_output = True
     name = "exp"
 
-    @quiet  # exp(1000) is inf
     def forward(self, x):
         self.y = np.exp(x, dtype=_float_dtype(x.dtype))
         return self.y
@@ -267,7 +262,6 @@ class Exp(Unary):
 class Log(Unary):
     name = "log"
 
-    @quiet  # log(0) is -inf, log(-1) NaN
     def forward(self, x):
         self.x = x
         return np.log(x, dtype=_float_dtype(x.dtype))
@@ -280,7 +274,6 @@ class Sqrt(Unary):
     keeps_output = True
     name = "sqrt"
 
-    @quiet  # sqrt(-1) is NaN
     def forward(self, x):
         self.y = np.sqrt(x, dtype=_float_dtype(x.dtype))
         return self.y
@@ -446,7 +439,6 @@ class Cast(Unary):
     def out_dtype(self, x):
         return self.dtype
 
-    @quiet  # 1e10 is inf in float16
     def forward(self, x):
         return x.astype(self.dtype)
 

@@ -85,7 +85,6 @@ class RNNSequence(_Sequence):
         super().__init__(reverse)
         self.relu = nonlinearity == "relu"
 
-    @quiet
     def forward(self, gx, h0, w_hh, b_hh=None):
         hs = np.empty_like(gx)
         h = h0
@@ -122,7 +121,6 @@ class LSTMSequence(_Sequence):
     def out_shape(self, steps, batch, size):
         return (2, steps, batch, size)
 
-    @quiet
     def forward(self, gx, h0, c0, w_hh, b_hh=None):
         size = h0.shape[-1]
         acts = np.empty_like(gx)                 # i, f, g, o after their nonlinearities
@@ -173,7 +171,6 @@ class GRUSequence(_Sequence):
 
     gates = 3
 
-    @quiet
     def forward(self, gx, h0, w_hh, b_hh=None):
         size = h0.shape[-1]
         hs = np.empty(gx.shape[:2] + (size,), gx.dtype)
