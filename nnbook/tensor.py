@@ -60,7 +60,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     if context.observers:
         return _apply_watched(op, inputs)
     op.infer(*inputs)
-    needs = tuple(map(_requires_grad, inputs))
+    needs = [t._requires_grad for t in inputs]
     record = context.grad_enabled and True in needs
     op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
     token = silence()  # inf and NaN are made silently, as in PyTorch (no numpy warnings)
@@ -76,7 +76,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
         out._counter, out._view = inputs[0]._counter, (inputs[0], op)
     if record and out._array.dtype.kind == "f":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
-        op.inputs, op.parents = inputs, tuple(map(_grad_fn, inputs))
+        op.inputs, op.parents = inputs, [t.grad_fn for t in inputs]
         op.seq = _next_seq()  # numbered as made: engine.run_backward; autograd/saved.py
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
@@ -85,9 +85,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     return out
 
 
-_requires_grad = attrgetter("_requires_grad")
 _array = attrgetter("_array")
-_grad_fn = attrgetter("grad_fn")
 _next_seq = itertools.count(1).__next__  # the clock of nodes and in-place writes
 
 
