@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import itertools
 
 # ---------------------------------------------------------------------------
 # Grad mode
@@ -104,6 +105,25 @@ class inference_mode(no_grad):
         global grad_enabled
         self.prev, grad_enabled = grad_enabled, self.mode and grad_enabled
         return self
+
+
+# ---------------------------------------------------------------------------
+# The clock
+# ---------------------------------------------------------------------------
+# One counter numbers the graph's nodes as they are made (``node.seq``) and the
+# in-place changes as they happen, so "was this tensor changed after that node saved
+# it?" is one comparison (autograd/saved.py).  ``last_write`` is the clock at the last
+# in-place change anywhere: a backward through nodes made after it has nothing to check.
+tick = itertools.count(1).__next__
+last_write = 0
+
+
+def count_write(counter) -> None:
+    """Count one in-place change of a tensor's memory; ``counter`` is the tensor's
+    [version, clock at its last change], shared with its views."""
+    global last_write
+    counter[0] += 1
+    counter[1] = last_write = tick()
 
 
 # ---------------------------------------------------------------------------

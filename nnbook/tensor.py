@@ -13,7 +13,6 @@ counter, so a backward can never read a value that changed after it was saved.
 from __future__ import annotations
 
 import builtins
-import itertools
 import weakref
 from operator import attrgetter
 
@@ -86,14 +85,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
 
 
 _array = attrgetter("_array")
-_next_seq = itertools.count(1).__next__  # the clock of nodes and in-place writes
-
-
-def bump_version(counter) -> None:
-    """Count one in-place change of a tensor's memory: ``counter`` is its
-    [version, clock value of the last change] (autograd/saved.py reads both)."""
-    counter[0] += 1
-    counter[1] = _next_seq()
+_next_seq = context.tick  # the clock of nodes and in-place writes
 
 
 def _link(op, inputs, out) -> None:
@@ -451,7 +443,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 and others[0]._array.dtype == self._array.dtype \
                 and others[0].shape == self.shape and self._array.flags.writeable:
             op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster
-            bump_version(self._counter)
+            context.count_write(self._counter)
             return self
         if recording:
             self._check_writable(name)
@@ -505,7 +497,7 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 "expand() or a shape-only pass).", where=name,
                 hint="make a copy first: x = x.clone()."))
         np.copyto(self._array, value, casting="unsafe")
-        bump_version(self._counter)
+        context.count_write(self._counter)
 
     def __setitem__(self, key, value):
         key = _unwrap_key(key)
@@ -651,7 +643,7 @@ def _rebase_views(view, old_node) -> None:
     its old value with the view's part replaced by the view's new value."""
     node = old_node
     while node is not None and node.is_view and not node.released:
-        node.accounted = _next_seq()  # the changes so far are in the graph: not an error
+        node.accounted = context.tick()  # the changes so far are in the graph: not an error
         node = node.parents[0]
     while view._view is not None:
         base, view_op = view._view

@@ -104,12 +104,13 @@ MISTAKES = [
             "grads[parent] = g if prev is None else prev + g", "grads[parent] = g",
             "a tensor used twice gets only one path's gradient (= instead of +=)"),
     Mistake("version-not-bumped", "nnbook/tensor.py",
-            'np.copyto(self._array, value, casting="unsafe")\n        bump_version(self._counter)',
+            'np.copyto(self._array, value, casting="unsafe")\n'
+            '        context.count_write(self._counter)',
             'np.copyto(self._array, value, casting="unsafe")',
             "an in-place write (x[...] = v, x.zero_()) that does not move the version counter"),
     Mistake("fast-inplace-not-bumped", "nnbook/tensor.py",
             "op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster\n"
-            "            bump_version(self._counter)",
+            "            context.count_write(self._counter)",
             "op.ufunc(self._array, others[0]._array, out=self._array)  # the same, faster",
             "the fast in-place path (w -= lr * g under no_grad) forgetting the version counter"),
     Mistake("unbroadcast-first", "nnbook/autograd/engine.py",

@@ -106,7 +106,7 @@ def _node_backward(node, grad_out, retain_graph):
             "backward() through the same graph.", where="backward", line=None,
             hint="compute the loss again (a new forward) before each backward(); or, to go "
             "through one graph twice, call the first one as loss.backward(retain_graph=True)."))
-    if node.keeps_output or _changed_since(node):  # does the node still have its values?
+    if node.keeps_output or (context.last_write > node.seq and _changed_since(node)):
         check_saved(node)
     try:
         grads_in = node.backward(grad_out)

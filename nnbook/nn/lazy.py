@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import context
 from ..errors import NnbookError, message
-from ..tensor import bump_version
 from . import guard
 from .parameter import Parameter, paths_of
 
@@ -34,7 +34,7 @@ class UninitializedParameter(Parameter):
         """Give the parameter its shape (values are set by the layer's initialisation);
         from now on it is an ordinary Parameter."""
         self._array = np.empty(tuple(shape), np.dtype(dtype or self._array.dtype))
-        bump_version(self._counter)
+        context.count_write(self._counter)
         self.__class__ = Parameter
 
     def _refuse(self, what: str):
