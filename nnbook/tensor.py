@@ -58,13 +58,21 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     """Check shapes with ``op.infer``, run ``op.forward`` and link the result into the graph."""
     if context.observers:
         return _apply_watched(op, inputs)
-    op.infer(*inputs)
-    needs = [t._requires_grad for t in inputs]
+    # Most ops take two inputs.  Naming them (a, b) instead of looping over ``inputs``
+    # makes this function, which runs for every op, a third cheaper in Python 3.11.
+    pair = len(inputs) == 2
+    if pair:
+        a, b = inputs
+        op.infer(a, b)
+        needs = [a._requires_grad, b._requires_grad]
+    else:
+        op.infer(*inputs)
+        needs = [t._requires_grad for t in inputs]
     record = context.grad_enabled and True in needs
     op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
     token = silence()  # inf and NaN are made silently, as in PyTorch (no numpy warnings)
     try:
-        data = op.forward(*map(_array, inputs))
+        data = op.forward(a._array, b._array) if pair else op.forward(*map(_array, inputs))
     finally:
         unsilence(token)
     out = Tensor.__new__(Tensor)
@@ -75,7 +83,8 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
         out._counter, out._view = inputs[0]._counter, (inputs[0], op)
     if record and out._array.dtype.kind == "f":
         # Make ``out`` the output of node ``op``: the protocol autograd/engine.py reads.
-        op.inputs, op.parents = inputs, [t.grad_fn for t in inputs]
+        op.inputs = inputs
+        op.parents = [a.grad_fn, b.grad_fn] if pair else [t.grad_fn for t in inputs]
         op.seq = _next_seq()  # numbered as made: engine.run_backward; autograd/saved.py
         op.layer = context.module_stack[-1] if context.module_stack else None
         if op.keeps_output:
