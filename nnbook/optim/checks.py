@@ -71,7 +71,11 @@ def check_number(where: str, key: str, value) -> None:
 
 def checked_grad(name: str, p) -> np.ndarray:
     """p.grad as an array, refused unless it is a Tensor of p's shape and dtype."""
-    grad, where = p.grad, f"{name}.step()"
+    grad = p.grad
+    if isinstance(grad, Tensor) and grad._array.shape == p._array.shape \
+            and grad._array.dtype == p._array.dtype:
+        return grad._array
+    where = f"{name}.step()"  # (messages are built only when something is wrong)
     hint = ("p.grad is set by loss.backward(); to set it by hand, give a Tensor of the "
             "parameter's shape and dtype: p.grad = nb.tensor(values, dtype=p.dtype).")
     if not isinstance(grad, Tensor):
@@ -84,12 +88,10 @@ def checked_grad(name: str, p) -> np.ndarray:
         raise ShapeError(message(
             f"the gradient of {describe(p)} has shape {fmt_shape(grad.shape)}; no "
             "parameter was updated.", where=where, values=values, hint=hint))
-    if grad.dtype != p.dtype:
-        raise DTypeError(message(
-            f"the gradient of {describe(p)} is {grad.dtype}, the parameter {p.dtype}; no "
-            "parameter was updated.", where=where, values=values,
-            hint=f"convert it: p.grad = p.grad.to(nb.{p.dtype.name}); " + hint))
-    return grad.detach().numpy()
+    raise DTypeError(message(
+        f"the gradient of {describe(p)} is {grad.dtype}, the parameter {p.dtype}; no "
+        "parameter was updated.", where=where, values=values,
+        hint=f"convert it: p.grad = p.grad.to(nb.{p.dtype.name}); " + hint))
 
 
 # -- settings with a range, flags, and PyTorch's implementation switches ---------------
