@@ -13,6 +13,7 @@ counter, so a backward can never read a value that changed after it was saved.
 from __future__ import annotations
 
 import builtins
+import functools
 import weakref
 from operator import attrgetter
 
@@ -75,7 +76,7 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
         data = op.forward(a._array, b._array) if pair else op.forward(*map(_array, inputs))
     finally:
         unsilence(token)
-    out = Tensor.__new__(Tensor)
+    out = _new_tensor()
     out._array = data if type(data) is np.ndarray else np.asarray(data)
     out.grad = out.grad_fn = out._view = None
     out._requires_grad, out._counter = False, [0, 0]
@@ -130,7 +131,7 @@ def meta_tensor(shape, dtype=None) -> "Tensor":
 
 def _wrap(array: np.ndarray, requires_grad=False) -> "Tensor":
     """A new leaf Tensor around ``array`` (no copy): nnbook's own constructor."""
-    t = Tensor.__new__(Tensor)
+    t = _new_tensor()
     t._array, t.grad, t.grad_fn = array, None, None
     t._requires_grad, t._counter, t._view = requires_grad, [0, 0], None
     return t
@@ -637,6 +638,9 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
     # -- indexing ----------------------------------------------------------------------------
     def __getitem__(self, key):
         return apply(indexing.Index(_unwrap_key(key)), self)
+
+
+_new_tensor = functools.partial(object.__new__, Tensor)  # an empty Tensor: apply fills it
 
 
 def _unwrap_key(key):
