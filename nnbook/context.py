@@ -10,7 +10,9 @@ every floor may read (it imports nothing from nnbook):
 * **observers** -- objects that watch a run (shape-only passes, recordings, anomaly
   detection); there is one way to watch a run, :class:`Observer`;
 * **kernels** -- whether registered faster implementations replace the reference ops
-  (``reference_ops()`` turns them off).
+  (``reference_ops()`` turns them off);
+* **the clock** -- one counter that numbers the graph's nodes and the in-place changes,
+  so a backward can tell whether a value it saved was changed after it was saved.
 
 The hot paths pay one truth test for the observers (``if context.observers:``).
 """
