@@ -101,7 +101,7 @@ MISTAKES = [
             "BatchNorm's running variance kept biased"),
     # -- the engine and tensors ----------------------------------------------------------------
     Mistake("engine-assign", "nnbook/autograd/engine.py",
-            "grads[parent] = g if prev is None else prev + g", "grads[parent] = g",
+            "grads[key] = prev + g", "grads[key] = g",
             "a tensor used twice gets only one path's gradient (= instead of +=)"),
     Mistake("version-not-bumped", "nnbook/tensor.py",
             'np.copyto(self._array, value, casting="unsafe")\n'
