@@ -196,6 +196,11 @@ DIFFERENCES = [
     Difference("layers and losses", "a max-pool window holding NaN passes the gradient to "
                "the last NaN", "the output is NaN and the gradient is dropped",
                "no element of a NaN window is the maximum"),
+    Difference("layers and losses", "a max-pool window whose every element is -inf passes "
+               "the gradient to its first element inside the input", "the gradient of such "
+               "a window is dropped when its first tap is in the padding (and goes to its "
+               "first element otherwise)", "padding counts as -inf, so a window of -inf has "
+               "its maximum at its first tap; no pass is spent on so rare an input"),
     Difference("layers and losses", "errors of `F.conv1d`, `F.max_pool1d` and "
                "`F.avg_pool1d` show the signal's shape", "past the check of the number of "
                "dimensions, they show it with a row of height 1: (N, C, 1, L)",

@@ -128,7 +128,8 @@ class MaxPool2d(WindowPool):
 
     The gradient goes to the first largest element of its window in row-major
     order (PyTorch's rule for ties).  A window holding NaN outputs NaN; its
-    gradient is dropped (PyTorch gives it to the last NaN).
+    gradient is dropped (PyTorch gives it to the last NaN), and so is that of a
+    window of -inf whose first tap is padding (PyTorch: its first input element).
     """
 
     name = "max_pool2d"

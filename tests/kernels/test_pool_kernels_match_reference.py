@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 import pytest
-from kernel_check import kernel_matches_reference
+from kernel_check import assert_close, kernel_matches_reference, run
 
 from nnbook.errors import ShapeError
 from nnbook.kernels.pool import (
@@ -131,3 +131,21 @@ def test_adaptive_avg_pool_kernel_matches_reference(shape, output_size, dtype):
     make = lambda: AdaptiveAvgPool2d(output_size)  # noqa: E731
     kernel = kernel_matches_reference(make, [x], [True])
     assert kernel is AdaptiveAvgPool2dKernel
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_pool_channels_last_with_windows_of_minus_inf_and_nan(dtype):
+    """Windows of -inf (their first tap in the padding, or not) and of NaN: the
+    channels-last backward (one bincount) drops what the reference drops."""
+    x = np.random.default_rng(5).standard_normal((3, 12, 7, 5)).astype(dtype)
+    x[0, :, :2, :] = -np.inf       # top rows: windows of -inf, the first tap in the padding
+    x[1, 4, 3:, 2:] = -np.inf      # an inner corner: the first tap inside the image
+    x[2, 7, 4, 1] = np.nan
+    make = lambda: MaxPool2d(3, 2, 1)  # noqa: E731
+    assert max_pool_path(make(), x.shape) == "channels last"
+    kernel_cls, y_k, (grad_k,) = run(make, [x], [True], 0, reference=False)
+    _, y_r, (grad_r,) = run(make, [x], [True], 0, reference=True)
+    assert kernel_cls is MaxPool2dKernel
+    np.testing.assert_array_equal(y_k, y_r)  # -inf and NaN where the reference has them
+    assert_close(grad_k, grad_r, "gradient")
+    assert np.all(grad_k[0, :, 0, :] == 0) and np.any(grad_k[1, 4, 3:, 2:] != 0)

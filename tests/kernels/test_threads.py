@@ -109,7 +109,7 @@ def test_pooling_over_planes_is_the_same_with_threads(rng, pool, chunks_made):
 def test_max_pooling_channels_last_is_the_same_with_threads(rng, chunks_made):
     x = rng.standard_normal((13, 96, 9, 7)).astype(np.float32)  # many channels, small maps
     x[3, 5, :3, :3] = 2.0                                     # a tie: the first tap wins
-    same_bits(chunks_made, 2, lambda t: F.max_pool2d(t, 3, 2, 1), x)
+    same_bits(chunks_made, 1, lambda t: F.max_pool2d(t, 3, 2, 1), x)  # (backward: a bincount)
 
 
 @pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 0, 2), (1, (2, 0), 1)])
