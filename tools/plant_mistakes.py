@@ -179,6 +179,12 @@ MISTAKES = [
             "_blas_held = True",
             "split ops leave OpenBLAS's own threads running beside nnbook's"),
     # -- widgets --------------------------------------------------------------------------------
+    Mistake("pool-places-square", "nnbook/kernels/pool.py",
+            "np.arange(c)) * (h * w)", "np.arange(c)) * (h * h)",
+            "max pooling's bincount backward placing samples as if images were square"),
+    Mistake("pool-places-padding", "nnbook/kernels/pool.py",
+            "(rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)", "(rows < h) & (cols < w)",
+            "max pooling's bincount backward sending a max in the padding to a real input"),
     Mistake("token-label", "nnbook/widgets/shape_stepper.py",
             "if step.layer in INDEX_LAYERS and not name else name",
             "if False else name",

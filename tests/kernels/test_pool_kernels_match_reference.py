@@ -140,6 +140,7 @@ def test_max_pool_channels_last_with_windows_of_minus_inf_and_nan(dtype):
     x = np.random.default_rng(5).standard_normal((3, 12, 7, 5)).astype(dtype)
     x[0, :, :2, :] = -np.inf       # top rows: windows of -inf, the first tap in the padding
     x[1, 4, 3:, 2:] = -np.inf      # an inner corner: the first tap inside the image
+    x[1, 9, 3:6, :2] = -np.inf     # at the left edge: the first tap in the left padding
     x[2, 7, 4, 1] = np.nan
     make = lambda: MaxPool2d(3, 2, 1)  # noqa: E731
     assert max_pool_path(make(), x.shape) == "channels last"
