@@ -7,7 +7,9 @@ contiguous row of the planes layout (planes.py).  No columns, no GEMMs: measured
 
 The batch goes in blocks of a few samples, each block's planes small enough to stay
 in the cache through its kh·kw passes (a third faster than one pass over the whole
-batch at 32×32×32×32), and threads take whole blocks.  The blocks depend on the
+batch at 32×32×32×32) and large enough that numpy's per-call cost stays small (1 MB
+blocks made (c) of the benchmarks 5% faster than 0.5 MB ones), and threads take whole
+blocks.  The blocks depend on the
 shape only, and dL/dW is summed over them in block order afterwards, so the result is
 the same for any number of threads.
 """
@@ -17,7 +19,7 @@ import numpy as np
 
 from .scratch import scratch
 
-BLOCK_VALUES = 1 << 17  # planes values per block: ~0.5 MB in float32, cache-sized
+BLOCK_VALUES = 1 << 18  # planes values per block: ~1 MB in float32
 
 
 def block_size(geometry, x_shape) -> int:

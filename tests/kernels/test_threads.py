@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import nnbook as nb
-from nnbook.kernels import im2col, scratch, threads
+from nnbook.kernels import depthwise, im2col, scratch, threads
 from nnbook.nn import functional as F
 
 
@@ -125,7 +125,9 @@ def test_conv2d_im2col_is_the_same_with_threads(rng, stride, padding, groups, ch
 
 
 @pytest.mark.parametrize("stride, padding, dilation", [(1, 1, 1), ((2, 1), (1, 0), (1, 2))])
-def test_conv2d_depthwise_is_the_same_with_threads(rng, stride, padding, dilation, chunks_made):
+def test_conv2d_depthwise_is_the_same_with_threads(rng, stride, padding, dilation, chunks_made,
+                                                  monkeypatch):
+    monkeypatch.setattr(depthwise, "BLOCK_VALUES", 1 << 17)
     x = rng.standard_normal((13, 11, 45, 41)).astype(np.float32)  # blocks of 5, 5 and 3 samples
     w = rng.standard_normal((11, 1, 3, 2)).astype(np.float32)
     b = rng.standard_normal(11).astype(np.float32)
