@@ -693,7 +693,7 @@ def _as(x, np_dtype) -> Tensor:
     return _wrap(_quiet_cast(x._array, np_dtype))
 
 
-@np.errstate(over="ignore")  # a float too large for the dtype becomes inf, as in PyTorch
+@quiet  # a float too large for the dtype becomes inf, as in PyTorch
 def _number(value, np_dtype) -> np.ndarray:
     """A Python number as a 0-d array of ``np_dtype``, converted as PyTorch converts it."""
     try:
@@ -742,11 +742,22 @@ def _not_a_sequence(op, value):
         where=op.name, hint=hint + "."))
 
 
+_PLAIN_NUMBERS = (builtins.bool, builtins.int, builtins.float)
+
+
 def _binary(op, a, b) -> Tensor:
     """Run a binary op on tensors and/or Python numbers, promoting dtypes as PyTorch does."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._array.dtype is b._array.dtype \
-            and a._array.dtype.kind == "f":
-        return apply(op, a, b)  # the common case: floats of one dtype
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if a._array.dtype is b._array.dtype and a._array.dtype.kind == "f":
+                return apply(op, a, b)  # the common case: floats of one dtype
+        elif type(b) in _PLAIN_NUMBERS and a._array.dtype.kind == "f":
+            # x * 2, x / n: a Python number never changes a float tensor's dtype
+            op.check_operands(a._array.dtype, b, a._array.dtype)
+            return apply(op, a, _wrap(_number(b, a._array.dtype)))
+    elif type(a) in _PLAIN_NUMBERS and isinstance(b, Tensor) and b._array.dtype.kind == "f":
+        op.check_operands(a, b._array.dtype, b._array.dtype)  # 1 - x
+        return apply(op, _wrap(_number(a, b._array.dtype)), b)
     if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
         a = _constant(_not_a_sequence(op, a), b)
     if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):

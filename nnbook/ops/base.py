@@ -281,8 +281,10 @@ def fmt_pair(name: str, value) -> str:
 def broadcast_shape(op: Op, a, b) -> tuple:
     """Shape rule of every binary elementwise op: numpy/PyTorch broadcasting."""
     sa, sb = a.shape, b.shape
-    if sa == sb:
+    if sa == sb or not sb:  # (a 0-d operand, as a Python number becomes, takes any shape)
         return sa
+    if not sa:
+        return sb
     try:
         return np.broadcast_shapes(sa, sb)
     except ValueError:
