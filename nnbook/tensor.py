@@ -758,9 +758,9 @@ def _binary(op, a, b) -> Tensor:
     elif type(a) in _PLAIN_NUMBERS and isinstance(b, Tensor) and b._array.dtype.kind == "f":
         op.check_operands(a, b._array.dtype, b._array.dtype)  # 1 - x
         return apply(op, _wrap(_number(a, b._array.dtype)), b)
-    if not isinstance(a, (Tensor, builtins.bool, builtins.int, builtins.float)):
+    if not isinstance(a, (Tensor,) + _PLAIN_NUMBERS):
         a = _constant(_not_a_sequence(op, a), b)
-    if not isinstance(b, (Tensor, builtins.bool, builtins.int, builtins.float)):
+    if not isinstance(b, (Tensor,) + _PLAIN_NUMBERS):
         b = _constant(_not_a_sequence(op, b), a)
     dtype = dtypes.result_type(a, b)
     if op.ints_to_float and dtype.kind != "f":

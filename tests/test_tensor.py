@@ -30,6 +30,26 @@ def test_python_scalars_keep_float32():
     assert (x.double() + x).dtype == np.float64
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_a_python_number_beside_a_float_tensor_keeps_its_dtype_and_gradient(dtype):
+    """x * 2, 1 - x, x / n on a 7×5 tensor: the tensor's dtype, the values numpy gives,
+    the gradient through the tensor; a float too large for float16 is inf, silently."""
+    data = np.arange(35, dtype=dtype).reshape(7, 5) / 7
+    x = nb.tensor(data, requires_grad=True)
+    y = (x * 2 + (1 - x) / 4 * True - 1) ** 2
+    assert y.dtype == dtype and y.shape == (7, 5)
+    expected = (data * dtype(2) + (dtype(1) - data) / dtype(4) - dtype(1)) ** 2
+    np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-3)
+    y.sum().backward()
+    inner = data * dtype(2) + (dtype(1) - data) / dtype(4) - dtype(1)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * inner * dtype(1.75), rtol=1e-2)
+    with np.errstate(all="raise"):  # no numpy warning escapes, only PyTorch's inf
+        big = x * 1e10
+    assert big.dtype == dtype
+    assert np.isinf(big.detach().numpy()[1:]).all() == (dtype == np.float16)
+    with pytest.raises(DTypeError, match="bool"):
+        x - True
+
 def test_integer_tensor_cannot_require_grad():
     with pytest.raises(DTypeError, match="only floating point tensors can require gradients"):
         nb.tensor([1, 2, 3], requires_grad=True)

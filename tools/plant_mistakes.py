@@ -178,13 +178,13 @@ MISTAKES = [
             "_set_blas_threads(1)\n                _blas_held = True",
             "_blas_held = True",
             "split ops leave OpenBLAS's own threads running beside nnbook's"),
-    # -- widgets --------------------------------------------------------------------------------
     Mistake("pool-places-square", "nnbook/kernels/pool.py",
             "np.arange(c)) * (h * w)", "np.arange(c)) * (h * h)",
             "max pooling's bincount backward placing samples as if images were square"),
     Mistake("pool-places-padding", "nnbook/kernels/pool.py",
             "(rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)", "(rows < h) & (cols < w)",
             "max pooling's bincount backward sending a max in the padding to a real input"),
+    # -- widgets --------------------------------------------------------------------------------
     Mistake("token-label", "nnbook/widgets/shape_stepper.py",
             "if step.layer in INDEX_LAYERS and not name else name",
             "if False else name",

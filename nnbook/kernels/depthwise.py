@@ -9,9 +9,8 @@ The batch goes in blocks of a few samples, each block's planes small enough to s
 in the cache through its kh·kw passes (a third faster than one pass over the whole
 batch at 32×32×32×32) and large enough that numpy's per-call cost stays small (1 MB
 blocks made (c) of the benchmarks 5% faster than 0.5 MB ones), and threads take whole
-blocks.  The blocks depend on the
-shape only, and dL/dW is summed over them in block order afterwards, so the result is
-the same for any number of threads.
+blocks.  The blocks depend on the shape only, and dL/dW is summed over them in block
+order afterwards, so the result is the same for any number of threads.
 """
 from __future__ import annotations
 
