@@ -190,6 +190,12 @@ DIFFERENCES = [
                "changes the input", "it is accepted and a new tensor is returned; use the "
                "returned value", "an in-place change would invalidate saved values students "
                "want to inspect"),
+    Difference("layers and losses", "a float32 `nn.LSTM` (oneDNN on the CPU) refuses a "
+               "backward after its output was changed in place; in float64, and for "
+               "`nn.RNN` and `nn.GRU`, the change is allowed and the gradients are right",
+               "allowed for all three in every dtype, with the right gradients", "the "
+               "sequence ops keep their own copy of what their backward reads; an error "
+               "that depends on the dtype would be hard to explain"),
     Difference("layers and losses", "pooling takes integer tensors", "pooling needs "
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),

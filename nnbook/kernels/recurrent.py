@@ -64,7 +64,7 @@ class LSTMSequenceKernel(LSTMSequence):
             np.tanh(c, out=tanh_c[t])
             np.multiply(o, tanh_c[t], out=states[0, k + 1])  # h = o tanh(c)
         self.acts, self.states, self.tanh_c, self.w_hh = acts, states, tanh_c, w_hh
-        return self.by_time(states[:, 1:], axis=1)
+        return self.by_time(states[:, 1:], axis=1).copy()  # ours stay as backward needs them
 
     def by_time(self, array, axis=0):
         """An array in the order of travel, in the order of time (a view)."""

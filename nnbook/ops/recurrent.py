@@ -94,7 +94,7 @@ class RNNSequence(_Sequence):
                 pre += b_hh
             h = hs[t] = np.maximum(pre, 0) if self.relu else np.tanh(pre)
         self.hs, self.h0, self.w_hh = hs, h0, w_hh
-        return hs
+        return hs.copy()  # PyTorch lets the output be changed in place: backward reads ours
 
     @quiet
     def backward(self, grad_out):  # h_t = act(a_t);  dL/da_t = dL/dh_t * act'(a_t)
@@ -136,7 +136,7 @@ class LSTMSequence(_Sequence):
             c = hc[1, t] = f * c + i * g
             h = hc[0, t] = o * np.tanh(c)
         self.acts, self.hc, self.h0, self.c0, self.w_hh = acts, hc, h0, c0, w_hh
-        return hc
+        return hc.copy()  # the output may be changed in place: backward reads ours
 
     @quiet
     def backward(self, grad_out):
@@ -188,7 +188,7 @@ class GRUSequence(_Sequence):
             a[:, 2 * size:] = np.tanh(gx[t, :, 2 * size:] + r * h_ns[t])      # n
             h = hs[t] = (1 - z) * a[:, 2 * size:] + z * h
         self.hs, self.rzn, self.h_ns, self.h0, self.w_hh = hs, rzn, h_ns, h0, w_hh
-        return hs
+        return hs.copy()  # PyTorch lets the output be changed in place: backward reads ours
 
     @quiet
     def backward(self, grad_out):

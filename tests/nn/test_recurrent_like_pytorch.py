@@ -164,3 +164,40 @@ def test_default_init_is_uniform_within_one_over_sqrt_hidden(ours, theirs, kw):
     assert np.abs(values).max() > 0.95 * bound            # spread over the whole range
     assert abs(values.mean()) < 0.05 * bound and abs(values.std() - bound / np.sqrt(3)) < \
         0.05 * bound
+
+
+@pytest.mark.parametrize("ours,theirs,kw", LAYERS, ids=IDS)
+def test_an_output_changed_in_place_still_gets_pytorchs_gradients(ours, theirs, kw):
+    """The sequence ops keep what their backward reads, so the output may be changed in
+    place (as PyTorch allows: its float32 LSTM alone refuses, see docs/pytorch.md)."""
+    rng = np.random.default_rng(16)
+    model, other = twins(ours, theirs, C, H, bidirectional=True, **kw)
+    x = rng.standard_normal((T, B, C))
+    outs = flat(model(nb.tensor(x))), flat(other(torch.tensor(x)))
+    for ours_out, theirs_out in zip(*outs):
+        ours_out.mul_(2)
+        theirs_out.mul_(2)
+    sum(t.sum() for t in outs[0]).backward()
+    sum(t.sum() for t in outs[1]).backward()
+    for p, q in zip(model.parameters(), other.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_a_float32_lstm_output_changed_in_place_refused_by_pytorch_is_allowed_here():
+    """The difference docs/pytorch.md lists: PyTorch's float32 LSTM refuses; nnbook's gives
+    the gradients PyTorch's float64 LSTM gives."""
+    rng = np.random.default_rng(17)
+    model, other = twins(nn.LSTM, torch.nn.LSTM, C, H)
+    x = rng.standard_normal((T, B, C))
+    out32 = other.float()(torch.tensor(x, dtype=torch.float32))[0]
+    out32.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out32.sum().backward()
+    other.double().zero_grad()
+    ours, theirs = model.float()(nb.tensor(x).float())[0], other(torch.tensor(x))[0]
+    ours.mul_(2)
+    theirs.mul_(2)
+    ours.sum().backward()
+    theirs.sum().backward()
+    for p, q in zip(model.parameters(), other.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)

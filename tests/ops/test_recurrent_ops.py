@@ -1,6 +1,9 @@
 """The recurrence ops (nnbook/ops/recurrent.py): backpropagation through time checked
-against numerical derivatives, the faster LSTM kernel against the reference, and the shape
-rule (it stores nothing, and refuses states and weights of the wrong shape)."""
+against numerical derivatives, the faster LSTM kernel against the reference, an output
+changed in place, and the shape rule (it stores nothing, and refuses states and weights of
+the wrong shape)."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -116,3 +119,27 @@ def test_the_shape_rule_refuses_a_state_or_weight_of_the_wrong_shape(name, build
         build(False).infer(gx, *[Spec((H, B))] * states, w)
     with pytest.raises(ShapeError, match=r"expects W_hh"):
         build(False).infer(gx, *[Spec((B, H))] * states, Spec((gates * H, H + 1)))
+
+
+@pytest.mark.parametrize("kernels", [True, False], ids=["kernels", "reference"])
+@pytest.mark.parametrize("name,build,gates,states", OPS, ids=[o[0] for o in OPS])
+def test_an_output_changed_in_place_leaves_the_gradients_right(name, build, gates, states,
+                                                               kernels):
+    """The ops keep their own copy of what their backward reads: doubling the output in
+    place gives the gradients of doubling it out of place."""
+    rng = np.random.default_rng(25)
+    args = inputs(rng, gates, states)
+    grads = []
+    for in_place in (False, True):
+        for a in args:
+            a.grad = None
+        with contextlib.nullcontext() if kernels else nb.reference_ops():
+            out = apply(build(False), *args)
+        if in_place:
+            out.mul_(2)
+        else:
+            out = out * 2
+        out.sum().backward()
+        grads.append([a.grad.numpy().copy() for a in args])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
