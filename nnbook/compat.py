@@ -120,6 +120,10 @@ DIFFERENCES = [
                "int64)", "the number is converted to the tensor's float dtype; with an "
                "integer tensor both refuse (nnbook: InputError)", "the number fits the "
                "float dtype, so there is nothing to refuse"),
+    Difference("maths", "`einsum` of one operand that only rearranges it (`'ij->ji'`, "
+               "`'ii->i'`) returns a view: writing into the result changes the operand",
+               "it returns a new tensor", "nnbook's views are those of slicing and reshaping, "
+               "whose writes autograd follows"),
     Difference("maths", "`lerp` and `einsum` refuse operands of different float dtypes",
                "they promote them (float32 with float64 gives float64), as `+` does",
                "one promotion rule for every op"),

@@ -152,7 +152,7 @@ def check_bprop_signature(cls) -> None:
 # --------------------------------------------------------------------------
 
 def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def,
-               rule_def, teach=True):
+               rule_def, teach=True, reads_output=False):
     """Run ``forward(*args)`` unrecorded and link its output(s) to one CustomRule node.
 
     ``rule(outs, douts)`` computes the input gradients (``outs`` and ``douts`` are
@@ -164,7 +164,7 @@ def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def
     with context.no_grad():
         result = forward(*args)
     outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    for o in outputs:
+    for o in outputs:  # (reads_output: the rule is given the output, bprop's ``out``)
         if not isinstance(o, Tensor):
             raise InputError(message(
                 f"{name.split('.')[0]}'s forward returned a {type(o).__name__}; it must "
@@ -185,8 +185,15 @@ def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def
     node = CustomRule(name, key, arg_names, args, [o._array for o in outputs],
                       lambda douts: rule(outputs, douts), again, teach=teach, rule_def=rule_def)
     node.site = user_site(1)  # a custom rule is worth its line: its messages show it
+    if len(outputs) == 1:
+        node.keeps_output = reads_output
     packed = apply(node, *[a for a in args if isinstance(a, Tensor)])
     if len(outputs) == 1:
+        # The result holds the forward's output array itself: one memory, one version
+        # count, so a change to either is seen where the other was saved.
+        packed._counter = outputs[0]._counter
+        if reads_output:
+            node.output_counter = packed._counter
         return packed
     parts, start = [], 0
     for o in outputs:
@@ -209,7 +216,7 @@ def run_bprop(module, args):
     return run_custom(cls, f"{cls.__name__}.bprop", arg_names, args,
                       forward=module.forward, recompute=module.forward, rule=rule,
                       forward_def=cls.forward, rule_def=cls.bprop,
-                      teach=getattr(cls, "teaching", True))
+                      teach=getattr(cls, "teaching", True), reads_output=True)
 
 
 # --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 
-from ..errors import ArgumentError, SignatureError, message
+from ..errors import ArgumentError, BackwardError, SignatureError, fmt_shape, message
 from ..tensor import Tensor
 from .custom import definition_site, positional_names, run_custom
 
@@ -28,15 +28,28 @@ from .custom import definition_site, positional_names, run_custom
 class FunctionCtx:
     """What forward leaves for backward: saved tensors and which inputs need gradients."""
 
-    def __init__(self, needs_input_grad):
+    def __init__(self, needs_input_grad, name="Function"):
         self.needs_input_grad = needs_input_grad
-        self._saved = ()
+        self._saved, self._versions, self._name = (), (), name
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
+        self._versions = tuple(t._version if isinstance(t, Tensor) else None for t in tensors)
 
     @property
     def saved_tensors(self):
+        """The saved tensors, refused if one was changed in place since it was saved (its
+        values are no longer those the forward computed with, so the gradient would be
+        wrong): as PyTorch does."""
+        for index, (t, then) in enumerate(zip(self._saved, self._versions)):
+            if then is not None and t._version != then:
+                raise BackwardError(message(
+                    f"saved tensor {index} {fmt_shape(t.shape)} was changed in place after "
+                    "ctx.save_for_backward saved it, so the gradient would be wrong.",
+                    where=f"{self._name}.backward",
+                    values=f"version when saved: {then}, now: {t._version}",
+                    hint="change a copy instead (y = y.clone() before the in-place "
+                    "operation), or call backward() before the change."))
         return self._saved
 
 
@@ -66,7 +79,7 @@ class Function:
     @classmethod
     def apply(cls, *args):
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx = FunctionCtx(needs)
+        ctx = FunctionCtx(needs, cls.__name__)
         try:
             return run_custom(
                 cls, f"{cls.__name__}.backward", _argument_names(cls, len(args)), args,

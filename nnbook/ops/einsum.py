@@ -68,8 +68,11 @@ class Einsum(Op):
     def forward(self, *operands):
         self.subs, self.out = self.letters([x.shape for x in operands])
         self.operands = operands
-        return np.einsum(f"{','.join(self.subs)}->{self.out}", *operands,
-                         optimize=len(operands) > 2)
+        out = np.einsum(f"{','.join(self.subs)}->{self.out}", *operands,
+                        optimize=len(operands) > 2)
+        # One operand rearranged ('ij->ji', 'ii->i') comes back as a view of it: copied,
+        # so writing into the result cannot change the input behind autograd's back.
+        return out.copy() if any(np.may_share_memory(out, x) for x in operands) else out
 
     def backward(self, grad_out):
         # y = sum over the missing letters of prod_k x_k;  dy/dx_k = the product of the others

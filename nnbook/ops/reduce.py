@@ -87,6 +87,7 @@ class Max(Op):
 
     def __init__(self, dim=None, keepdim=False):
         self.dim, self.keepdim = dim, keepdim
+        self.keeps_output = dim is None  # the backward over every element reads y
 
     def infer(self, x):
         if isinstance(self.dim, (tuple, list)):
@@ -143,6 +144,7 @@ class Amax(Op):
 
     name = "amax"
     pick = staticmethod(np.max)
+    keeps_output = True  # the backward reads y
 
     def __init__(self, dim=None, keepdim=False):
         self.dim, self.keepdim = dim, keepdim

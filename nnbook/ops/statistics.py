@@ -55,6 +55,7 @@ class Var(FloatReduction):
 
 class Std(Var):
     name = "std"
+    keeps_output = True  # the backward reads y
 
     def forward(self, x):
         self.y = np.sqrt(super().forward(x))
@@ -72,6 +73,7 @@ class LogSumExp(FloatReduction):
     exp() cannot overflow."""
 
     name = "logsumexp"
+    keeps_output = True  # the backward reads y
 
     def forward(self, x):
         self.axes = reduced_axes(self, x.ndim, self.dim)
@@ -92,6 +94,7 @@ class Norm(FloatReduction):
     counts the non-zero elements."""
 
     name = "norm"
+    keeps_output = True  # the backward reads y
 
     def __init__(self, p=2.0, dim=None, keepdim=False):
         super().__init__(dim, keepdim)
@@ -133,6 +136,7 @@ class Median(FloatReduction):
     (as PyTorch), NaN if any element is NaN."""
 
     name = "median"
+    keeps_output = True  # the backward reads y
 
     def infer(self, x):
         if 0 in x.shape:

@@ -276,3 +276,73 @@ def test_height_width_swap_in_hand_written_depthwise_backward_is_caught():
     assert "DepthwiseSwapped.backward" in text
     assert "gradient for 'x' has shape (2, 3, 4, 8), but 'x' has shape (2, 3, 8, 4)" in text
     assert "height and width" in text
+
+
+class SavedExp(Function):
+    """exp, whose backward reads the output it saved."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, dout):
+        (y,) = ctx.saved_tensors
+        return dout * y
+
+
+class SavedSquare(Function):
+    """x², whose backward reads the input it saved."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, dout):
+        (x,) = ctx.saved_tensors
+        return 2 * x * dout
+
+
+def test_a_saved_output_changed_in_place_is_refused_not_used():
+    """As PyTorch: the rule would read the changed values and give a wrong gradient (which
+    teaching mode then blamed on the rule)."""
+    x = nb.tensor(np.random.default_rng(5).standard_normal((7, 5)), requires_grad=True)
+    y = SavedExp.apply(x)
+    y.mul_(2)
+    with pytest.raises(nb.errors.BackwardError, match=r"(?s)SavedExp\.backward: saved tensor "
+                       r"0 \(7, 5\) was changed in place.*version when saved: 0, now: 1"
+                       r".*y = y\.clone\(\)"):
+        y.sum().backward()
+
+
+def test_a_saved_input_changed_in_place_is_refused_and_an_unsaved_one_is_not():
+    x = nb.tensor(np.random.default_rng(6).standard_normal((7, 5)), requires_grad=True)
+    h = x * 1
+    y = SavedSquare.apply(h)
+    h.add_(1)
+    with pytest.raises(nb.errors.BackwardError, match=r"saved tensor 0 \(7, 5\) was changed"):
+        y.sum().backward()
+    h = x * 1
+    y = SavedSquare.apply(h)
+    y.mul_(3)               # the output: not saved, so the gradient stays right
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 6 * x.detach().numpy())
+
+
+def test_a_bprop_given_an_output_changed_in_place_is_refused():
+    class ExpB(nb.nn.Module):
+        def forward(self, x):
+            return x.exp()
+
+        def bprop(self, x, out, dout):
+            return (out * dout,)
+
+    x = nb.tensor(np.random.default_rng(7).standard_normal((7, 5)), requires_grad=True)
+    y = ExpB()(x * 1)
+    y.mul_(2)
+    with pytest.raises(nb.errors.BackwardError, match=r"ExpB\.bprop needs its output.*changed"):
+        y.sum().backward()

@@ -157,3 +157,40 @@ def test_new_tensors_take_this_tensors_dtype(rng):
     t = x.new_tensor([[1, 2]], requires_grad=True)
     assert t.dtype == nb.float64 and t.requires_grad and t.is_leaf
     assert x.new_zeros(2, dtype=nb.int32).dtype == nb.int32
+
+
+REDUCTIONS_THAT_KEEP_THEIR_OUTPUT = {
+    "max": lambda t: t.max(), "min": lambda t: t.min(), "amax": lambda t: t.amax(1),
+    "amin": lambda t: t.amin(0), "std": lambda t: t.std(1), "norm": lambda t: t.norm(p=3, dim=0),
+    "logsumexp": lambda t: t.logsumexp(1),
+    "median": lambda t: t.median(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS_THAT_KEEP_THEIR_OUTPUT))
+def test_a_reduction_whose_backward_reads_its_output_refuses_a_change_to_it(name):
+    """As PyTorch: these backwards read the result, so changing it in place would make the
+    gradient wrong (it silently was); backward says so instead."""
+    x = nb.tensor(np.random.default_rng(3).standard_normal((7, 5)), requires_grad=True)
+    y = REDUCTIONS_THAT_KEEP_THEIR_OUTPUT[name](x)
+    y.mul_(2)
+    with pytest.raises(BackwardError, match=rf"{name} needs its output.*changed in place"):
+        y.sum().backward()
+
+
+def test_max_over_one_dim_reads_no_output_and_takes_the_change():
+    x = nb.tensor(np.random.default_rng(4).standard_normal((7, 5)), requires_grad=True)
+    values, indices = x.max(1)
+    values.mul_(2)
+    values.sum().backward()
+    expected = np.zeros((7, 5))
+    expected[np.arange(7), indices.numpy()] = 2
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("equation,shape", [("ij->ji", (7, 5)), ("ii->i", (5, 5))])
+def test_einsum_that_rearranges_one_operand_gives_a_new_tensor(equation, shape):
+    x = nb.ones(*shape)
+    y = nb.einsum(equation, x)
+    y.mul_(2)
+    np.testing.assert_array_equal(x.numpy(), np.ones(shape))
