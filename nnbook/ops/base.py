@@ -83,8 +83,10 @@ def load_kernels_with(family: str, kernel_module: str) -> None:
 
 def _load_kernels_then_build(cls, *args, **kwargs):
     """``__new__`` of the ops of a family whose kernels are not loaded yet: load them
-    (registering sets each reference's ``__new__`` to build its kernel), then build."""
-    family = cls.__module__
+    (registering sets each reference's ``__new__`` to build its kernel), then build.
+    ``cls`` may be a subclass defined elsewhere (Conv1d, in ops/onedim.py, of Conv2d):
+    the family is that of the class it inherits this from."""
+    family = next(c.__module__ for c in cls.__mro__ if c.__module__ in _kernel_modules)
     for op in _waiting.pop(family, ()):
         if op not in _kernels:  # (a kernel module imported directly registered it already)
             op.__new__ = _build

@@ -83,3 +83,21 @@ def test_kernel_code_loads_with_the_first_op_of_its_family():
     before, after = done.stdout.splitlines()
     assert before == "['nnbook.kernels.elementwise']"
     assert "'nnbook.kernels.conv'" in after and after.endswith("Conv2dKernel")
+
+
+@pytest.mark.parametrize("first", ["nb.nn.Conv1d(3, 4, 3)", "nb.nn.MaxPool1d(2)",
+                                   "nb.nn.AvgPool1d(2)"])
+def test_a_one_dimensional_layer_may_be_the_first_op_of_its_family(first):
+    """Conv1d and the 1-D pools subclass the 2-D ops, in another module: built first in a
+    fresh session they load their family's kernels too (they raised KeyError)."""
+    import subprocess
+    import sys
+
+    script = ("import nnbook as nb\n"
+              f"y = {first}(nb.randn(2, 3, 9, requires_grad=True))\n"
+              "y.sum().backward()\n"
+              "print(tuple(y.shape))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() in ("(2, 4, 7)", "(2, 3, 4)")
