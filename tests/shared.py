@@ -55,3 +55,40 @@ class Cell(nn.Module):
 
     def forward(self, x):
         return self.conv2(self.conv1(x))
+
+
+def changed_in_place_is_caught_or_harmless(fn, arrays):
+    """Run ``fn(*tensors)`` on ``arrays`` (float ones as non-leaf tensors), then again
+    changing one float input, or the output, in place after it: the backward must refuse
+    (BackwardError) or give the gradients of the unchanged run, never other numbers.
+    Returns how the case went for each change: 'refused' or 'same'."""
+    import numpy as np
+
+    from nnbook.errors import BackwardError
+
+    floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+
+    def run(change):
+        leaves = [nb.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+        inputs = [t * 1 if t.requires_grad else t for t in leaves]
+        out = fn(*inputs)
+        if change == "output":
+            out.add_(1.0)
+        elif change is not None:
+            inputs[change].add_(1.0)
+        out.backward(nb.ones(*out.shape, dtype=out.dtype))
+        return [leaves[i].grad.numpy().copy() for i in floats]
+
+    expected = run(None)
+    outcomes = {}
+    for change in floats + ["output"]:
+        try:
+            got = run(change)
+        except BackwardError:
+            outcomes[change] = "refused"
+            continue
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12,
+                                       err_msg=f"a wrong gradient after changing {change!r}")
+        outcomes[change] = "same"
+    return outcomes

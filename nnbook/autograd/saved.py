@@ -32,10 +32,14 @@ def check_saved(node) -> None:
 
 
 def _holds(node, tensor) -> bool:
-    """Does the node keep an array that shares memory with ``tensor``?"""
+    """Does the node keep an array (or a tuple or list of them, as einsum's operands) that
+    shares memory with ``tensor``?"""
     array = tensor._array
-    return any(isinstance(v, np.ndarray) and np.may_share_memory(v, array)
-               for v in vars(node).values())
+    for value in vars(node).values():
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(v, np.ndarray) and np.may_share_memory(v, array):
+                return True
+    return False
 
 
 def describe_node(node) -> str:

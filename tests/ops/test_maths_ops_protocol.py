@@ -3,6 +3,7 @@ specs, gives the forward's shape and stores nothing; backward gives one gradient
 input, each of its input's shape; and every function is the method of the same name."""
 import numpy as np
 import pytest
+from shared import changed_in_place_is_caught_or_harmless
 
 import nnbook as nb
 from nnbook import functions
@@ -22,6 +23,7 @@ from nnbook.ops import (
     trig,
 )
 from nnbook.ops.base import Spec
+from nnbook.tensor import apply
 
 F64, I64, B = np.float64, np.int64, np.bool_
 X = ((3, 7, 5), F64)
@@ -137,3 +139,19 @@ def test_data_free_shape_inference_runs_through_the_new_ops():
 
     trace = nb.infer_shapes(Net(), (1000, 6, 4096))
     assert trace.error is None and trace.output_shape == (1000, 6)
+
+
+def _differentiable(case) -> bool:
+    """Does the op take a float input and give a float output?"""
+    make, specs = OPS[case]
+    arrays = _arrays(np.random.default_rng(0), specs)
+    op = make()
+    op.needs_input_grad = tuple(a.dtype == F64 for a in arrays)
+    return any(d is F64 for _, d in specs) and op.forward(*arrays).dtype.kind == "f"
+
+
+@pytest.mark.parametrize("case", [c for c in range(len(OPS)) if _differentiable(c)])
+def test_a_value_changed_in_place_after_the_op_never_gives_a_wrong_gradient(rng, case):
+    make, specs = OPS[case]
+    changed_in_place_is_caught_or_harmless(lambda *t: apply(make(), *t),
+                                           _arrays(rng, specs))

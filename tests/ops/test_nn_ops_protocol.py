@@ -3,6 +3,7 @@ arguments are checked once, when the op is built; the shape rule stores nothing;
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
 import pytest
+from shared import changed_in_place_is_caught_or_harmless
 
 import nnbook as nb
 import nnbook.nn.functional as F
@@ -13,6 +14,7 @@ from nnbook.ops.dropout import Dropout
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
 from nnbook.ops.norm import BatchNorm
 from nnbook.ops.softmax import LogSoftmax, Softmax
+from nnbook.tensor import apply
 
 # (op, input specs): every op of the five files, with odd, non-square shapes
 OPS = [
@@ -97,3 +99,11 @@ def test_weighted_mse_gradient_survives_an_in_place_change_of_the_loss():
     loss *= 3  # recorded; d(3 L)/dw = 3 dL/dw whatever the loss now holds
     loss.backward()
     np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("make,specs", OPS)
+def test_a_value_changed_in_place_after_the_op_never_gives_a_wrong_gradient(make, specs):
+    rng = np.random.default_rng(12)
+    arrays = [rng.integers(0, 5, shape) if dtype == np.int64 else  # 5 classes in each
+              rng.standard_normal(shape).astype(dtype) for shape, dtype in specs]
+    changed_in_place_is_caught_or_harmless(lambda *t: apply(make(), *t), arrays)
