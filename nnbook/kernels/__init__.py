@@ -10,8 +10,8 @@ GEMMs, the planes layout, scratch buffers and threads:
   scratch.py      arrays reused from call to call (release_scratch frees them)
   memory.py       glibc asked to keep freed memory for reuse (fewer page faults)
   planes.py       the layout in which every kernel offset is one long slice
-  conv.py         Conv2d: picks pointwise.py, depthwise.py or im2col.py
-  pool.py         MaxPool2d and AvgPool2d
+  conv.py         Conv2d (and Conv1d): picks pointwise.py, depthwise.py or im2col.py
+  pool.py         MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (and the 1-D pools)
   norm.py         BatchNorm
   elementwise.py  ReLU
 """

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ops.base import register_kernel
 from ..ops.conv import Conv2d
+from ..ops.onedim import Conv1d
 from ..ops.windows import out_length
 from . import depthwise, im2col, pointwise
 from .planes import Geometry
@@ -74,6 +75,11 @@ class Conv2dKernel(Conv2d):
         if len(need) > 2:
             grads.append(_channel_sums(grad_out) if need[2] else None)
         return tuple(grads)
+
+
+@register_kernel(Conv1d)
+class Conv1dKernel(Conv1d, Conv2dKernel):
+    """Conv1d by the Conv2d kernel: a signal is an image one pixel high."""
 
 
 def _channel_sums(grad_out):

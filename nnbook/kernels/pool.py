@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..ops.base import register_kernel
+from ..ops.onedim import AvgPool1d, MaxPool1d
 from ..ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, _batched
 from .planes import Planes
 from .scratch import scratch, zeros
@@ -284,3 +285,13 @@ class AdaptiveAvgPool2dKernel(AdaptiveAvgPool2d):
         windows = np.broadcast_to(share[..., :, None, :, None],
                                   share.shape[:-2] + (ho, h // ho, wo, w // wo))
         return (windows.reshape(self.x_shape),)
+
+
+@register_kernel(MaxPool1d)
+class MaxPool1dKernel(MaxPool1d, MaxPool2dKernel):
+    """MaxPool1d by the MaxPool2d kernel: a signal is an image one pixel high."""
+
+
+@register_kernel(AvgPool1d)
+class AvgPool1dKernel(AvgPool1d, AvgPool2dKernel):
+    """AvgPool1d by the AvgPool2d kernel: a signal is an image one pixel high."""

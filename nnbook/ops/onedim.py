@@ -3,7 +3,8 @@
 A signal (N, C, L) is an image (N, C, 1, L) one pixel high: each 1-D op is its 2-D op
 on that image, with a kernel one row high, stride and dilation 1 and no padding along
 the height.  So the forward, the backward and their derivatives are the 2-D ones
-(``ops/conv.py``, ``ops/pool.py``); here the signal only gains and loses that row.
+(``ops/conv.py``, ``ops/pool.py``); here the signal only gains and loses that row.  With
+kernels on, the 2-D kernels compute them (``kernels/conv.py``, ``kernels/pool.py``).
 The input's number of dimensions is checked here, in 1-D words; the other checks are
 the 2-D op's, whose messages show the signals with their row: (N, C, 1, L).
 """
@@ -97,8 +98,9 @@ class Conv1d(Lifted1d, Conv2d):
             check_ndim(self, weight, (3,), "weight", "(C_out, C_in/groups, k)")
         return super().infer(x, weight, bias)
 
-    def forward(self, x, weight, bias=None):
-        return Conv2d.forward(self, x[..., None, :], weight[..., None, :], bias)[..., 0, :]
+    def forward(self, x, weight, bias=None):  # the 2-D forward after Lifted1d's (or its kernel's)
+        y = super(Lifted1d, self).forward(x[..., None, :], weight[..., None, :], bias)
+        return y[..., 0, :]
 
 
 class MaxPool1d(Lifted1d, MaxPool2d):

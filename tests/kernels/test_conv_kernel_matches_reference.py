@@ -12,9 +12,10 @@ import pytest
 from kernel_check import assert_close, kernel_matches_reference, run
 
 from nnbook.errors import ShapeError
-from nnbook.kernels.conv import Conv2dKernel, choose_path
+from nnbook.kernels.conv import Conv1dKernel, Conv2dKernel, choose_path
 from nnbook.ops import Spec
 from nnbook.ops.conv import Conv2d, conv_pads
+from nnbook.ops.onedim import Conv1d
 
 KINDS = ["ordinary", "grouped", "depthwise", "multiplier 2", "one channel", "1x1"]
 
@@ -81,6 +82,37 @@ def test_conv_kernel_matches_reference(seed, dtype):
     needs = [bool(rng.random() < 0.8) for _ in arrays]
     kernel = kernel_matches_reference(lambda: Conv2d(**args), arrays, needs, seed)
     assert kernel is Conv2dKernel
+
+
+def random_config_1d(seed):
+    """(x shape, weight shape, op arguments) of one fuzzed 1-D convolution."""
+    rng = np.random.default_rng(1000 + seed)
+    kind = KINDS[seed % len(KINDS)]
+    r = lambda low, high: int(rng.integers(low, high + 1))  # noqa: E731
+    while True:
+        c_in, c_out, groups = channels("ordinary" if kind == "1x1" else kind, rng)
+        k = 1 if kind == "1x1" else r(1, 4)
+        args = dict(stride=r(1, 3), padding=[r(0, 2), "valid", "same"][r(0, 2)],
+                    dilation=r(1, 2), groups=groups)
+        if args["padding"] == "same":
+            args["stride"] = 1
+        x_shape = [(), (0,), (1,), (2,), (3,)][r(0, 4)] + (c_in, r(1, 13))
+        w_shape = (c_out, c_in // groups, k)
+        try:
+            Conv1d(**args).infer(Spec(x_shape), Spec(w_shape))
+        except ShapeError:
+            continue
+        return x_shape, w_shape, args, rng
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("seed", range(30))
+def test_conv1d_runs_on_the_conv2d_kernel_and_matches_its_reference(seed, dtype):
+    x_shape, w_shape, args, rng = random_config_1d(seed)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in (x_shape, w_shape, w_shape[:1])]
+    needs = [bool(rng.random() < 0.8) for _ in arrays]
+    kernel = kernel_matches_reference(lambda: Conv1d(**args), arrays, needs, seed)
+    assert kernel is Conv1dKernel
 
 
 def test_the_fuzzed_configurations_reach_every_algorithm_and_case():

@@ -6,6 +6,7 @@ inputs and empty batches, float32 and float64.  Max pooling is also run on small
 integers (many ties: the first maximum must get the gradient) and with NaNs.
 """
 import collections
+import functools
 
 import numpy as np
 import pytest
@@ -14,11 +15,14 @@ from kernel_check import assert_close, kernel_matches_reference, run
 from nnbook.errors import ShapeError
 from nnbook.kernels.pool import (
     AdaptiveAvgPool2dKernel,
+    AvgPool1dKernel,
     AvgPool2dKernel,
+    MaxPool1dKernel,
     MaxPool2dKernel,
     max_pool_path,
 )
 from nnbook.ops import Spec
+from nnbook.ops.onedim import AvgPool1d, MaxPool1d
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 
@@ -89,6 +93,37 @@ def test_avg_pool_kernel_matches_reference(seed, dtype):
     rng = np.random.default_rng(seed)
     (make, _), x = fitting(avg_pool, rng, dtype)
     assert kernel_matches_reference(make, [x], [True], seed) is AvgPool2dKernel
+
+
+def pool_1d(rng, dtype, kind):
+    """A 1-D pool (MaxPool1d or AvgPool1d) and a signal it accepts."""
+    r = lambda low, high: int(rng.integers(low, high + 1))  # noqa: E731
+    while True:
+        k = r(1, 4)
+        stride, padding, ceil_mode = [None, r(1, 3)][r(0, 1)], [0, k // 2][r(0, 1)], r(0, 1) == 1
+        if kind == "max":
+            args = (k, stride, padding, r(1, 2), ceil_mode)
+            make = functools.partial(MaxPool1d, *args)
+        else:
+            args = (k, stride, padding, ceil_mode, r(0, 1) == 1)
+            make = functools.partial(AvgPool1d, *args)
+        shape = [(), (0,), (1,), (2,), (3,)][r(0, 4)] + (r(1, 7), r(1, 13))
+        x = (rng.integers(0, 3, shape) if kind == "max" and r(0, 1) else
+             rng.standard_normal(shape)).astype(dtype)
+        try:
+            make().infer(Spec(x.shape))
+        except ShapeError:
+            continue
+        return make, x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind,kernel", [("max", MaxPool1dKernel), ("avg", AvgPool1dKernel)])
+@pytest.mark.parametrize("seed", range(30))
+def test_1d_pools_run_on_the_2d_kernels_and_match_their_reference(seed, kind, kernel, dtype):
+    rng = np.random.default_rng(2000 + seed)
+    make, x = pool_1d(rng, dtype, kind)
+    assert kernel_matches_reference(make, [x], [True], seed) is kernel
 
 
 def test_the_fuzzed_configurations_reach_every_case():
