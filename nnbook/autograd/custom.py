@@ -159,12 +159,13 @@ def run_custom(key, name, arg_names, args, forward, recompute, rule, forward_def
     lists of Tensors, one per output); ``recompute(*args)`` runs the forward again
     for teaching mode.  ``forward_def`` and ``rule_def`` are the user's functions,
     named in messages (their lines are looked up only when a message needs them).
-    Returns what the forward returned, now in the graph.
+    ``reads_output``: the rule is given the output (bprop's ``out``), so a change to it
+    in place is refused.  Returns what the forward returned, now in the graph.
     """
     with context.no_grad():
         result = forward(*args)
     outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    for o in outputs:  # (reads_output: the rule is given the output, bprop's ``out``)
+    for o in outputs:
         if not isinstance(o, Tensor):
             raise InputError(message(
                 f"{name.split('.')[0]}'s forward returned a {type(o).__name__}; it must "

@@ -98,7 +98,8 @@ class Conv1d(Lifted1d, Conv2d):
             check_ndim(self, weight, (3,), "weight", "(C_out, C_in/groups, k)")
         return super().infer(x, weight, bias)
 
-    def forward(self, x, weight, bias=None):  # the 2-D forward after Lifted1d's (or its kernel's)
+    def forward(self, x, weight, bias=None):
+        # Conv2d's forward (or its kernel's), past Lifted1d's, which lifts the input only
         y = super(Lifted1d, self).forward(x[..., None, :], weight[..., None, :], bias)
         return y[..., 0, :]
 
