@@ -33,7 +33,7 @@ class AdaptiveMaxPool2d(AdaptiveAvgPool2d):  # its arguments, checks and shape r
         self.first = np.empty(y.shape, np.intp)  # the flat index, in its window, of the max
         for a, (r0, r1) in enumerate(self.rows):
             for b, (c0, c1) in enumerate(self.cols):
-                window = x[..., r0:r1, c0:c1].reshape(*x.shape[:-2], -1)
+                window = x[..., r0:r1, c0:c1].reshape(*x.shape[:-2], (r1 - r0) * (c1 - c0))
                 first = window.argmax(axis=-1)  # the first maximum (or the first NaN)
                 y[..., a, b] = np.take_along_axis(window, first[..., None], -1)[..., 0]
                 self.first[..., a, b] = first

@@ -57,6 +57,14 @@ class ConvTranspose2d(Op):
                           f"{fmt_pair('output_padding', self.output_padding)}.", values=values,
                           cls=InputError, hint="output_padding only picks among the sizes "
                           "a stride leaves open: 0 <= output_padding < stride.")
+        if min(x.shape[-2:]) < 1:
+            self.fail(f"expects an input image of at least 1×1, got "
+                      f"{x.shape[-2]}×{x.shape[-1]}.", values=values,
+                      hint="the layer before left no pixels: check its size and stride.")
+        if min(weight.shape) < 1:
+            self.fail(f"the weight has an empty dimension: {fmt_shape(weight.shape)}.",
+                      values=values, hint="check the channels and kernel_size given to "
+                      "the layer; each must be at least 1.")
         c_in = x.shape[-3]
         if weight.shape[0] != c_in or c_in % g:
             self.fail(f"expects input with {weight.shape[0]} channels (the weight's first "
@@ -92,7 +100,7 @@ class ConvTranspose2d(Op):
         xg = x.reshape(n, g, c // g, *x.shape[2:])
         w = weight.reshape(g, c // g, *weight.shape[1:])        # (G, C_in/G, C_out/G, kh, kw)
         stamps = np.einsum("ngchw,gcoij->ngohwij", xg, w, optimize=True)
-        full = add_windows(stamps.reshape(n, -1, *stamps.shape[3:]),
+        full = add_windows(stamps.reshape(n, g * stamps.shape[2], *stamps.shape[3:]),
                            self.full_hw(x.shape[2:], kernel), self.stride, self.dilation)
         self.crop = tuple((p, p) for p in self.padding)
         y = np.ascontiguousarray(crop_hw(full, self.crop))
@@ -115,11 +123,11 @@ class ConvTranspose2d(Op):
         grads = [None] * len(need)
         if need[0]:
             grad_x = np.einsum("ngohwij,gcoij->ngchw", win, self.w, optimize=True)
-            grad_x = grad_x.reshape(n, -1, h, w)
+            grad_x = grad_x.reshape(n, g * self.xg.shape[2], h, w)
             grads[0] = grad_x[0] if self.unbatched else grad_x
         if need[1]:
             grad_w = np.einsum("ngohwij,ngchw->gcoij", win, self.xg, optimize=True)
-            grads[1] = grad_w.reshape(-1, *grad_w.shape[2:])
+            grads[1] = grad_w.reshape(g * grad_w.shape[1], *grad_w.shape[2:])
         if len(need) > 2 and need[2]:
             grads[2] = gy.sum(axis=(0, 2, 3))
         return tuple(grads)

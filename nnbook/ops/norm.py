@@ -240,7 +240,7 @@ class GroupNorm(_Normalize):
 
     def forward(self, x, weight=None, bias=None):
         n, groups = x.shape[0], self.num_groups
-        grouped = x.reshape(n, groups, -1)  # (N, G, C/G * spatial)
+        grouped = x.reshape(n, groups, math.prod(x.shape[1:]) // groups)  # (N, G, C/G·spatial)
         self.x_hat = self.normalize(grouped, (2,), self.eps)
         self.bshape = (1, -1) + (1,) * (x.ndim - 2)
         self.weight = weight
