@@ -144,15 +144,20 @@ class _Normalize(Op):
     """
 
     def normalize(self, grouped, axes, eps):
+        self.axes = axes
+        if grouped.size == 0:  # nothing to normalise (and numpy would warn of empty means)
+            self.inv_std = np.ones((1,) * grouped.ndim, grouped.dtype)
+            return grouped.copy()
         mean = grouped.mean(axis=axes, keepdims=True)
         centred = grouped - mean
         var = (centred * centred).mean(axis=axes, keepdims=True)
         self.inv_std = (1 / np.sqrt(var + eps)).astype(grouped.dtype)
-        self.axes = axes
         return centred * self.inv_std
 
     def input_grad(self, g_hat_grouped):
         x_hat, axes = self.x_hat, self.axes
+        if g_hat_grouped.size == 0:
+            return g_hat_grouped.copy()
         mean_g = g_hat_grouped.mean(axis=axes, keepdims=True)
         mean_gx = (g_hat_grouped * x_hat).mean(axis=axes, keepdims=True)
         return self.inv_std * (g_hat_grouped - mean_g - x_hat * mean_gx)
