@@ -8,7 +8,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import context
-from ..errors import ArgumentError, InputError, message
+from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
 from ..ops import cumulative, reduce, statistics
 from ..ops import elementwise as ew
 from ..ops.selection import Gather
@@ -122,6 +122,7 @@ class Reductions:
         axes = None if dim is None else tuple(
             self._dim(d, "count_nonzero") for d in (dim if isinstance(dim, (tuple, list))
                                                     else (dim,)))
+        axes = None if self.ndim == 0 else axes  # a 0-d tensor's dim 0 is the tensor
         return self._new(np.asarray(np.count_nonzero(self._array, axis=axes), dtype=np.int64))
 
     # -- max, min and friends ------------------------------------------------------------
@@ -164,13 +165,24 @@ class Reductions:
         return self._arg_extreme(np.argmin, dim, keepdim, "argmin")
 
     def _arg_extreme(self, numpy_arg, dim, keepdim, name):
+        d = None if dim is None else self._dim(dim, name)
+        self._not_empty_along(d, name)
         if dim is None:  # the position in the flattened tensor
             found = np.asarray(numpy_arg(self._array), dtype=np.int64)
             return self._new(found.reshape((1,) * self.ndim) if keepdim else found)
-        d = self._dim(dim, name)
         if self.ndim == 0:
             return self._new(np.zeros((), dtype=np.int64))
         return self._new(numpy_arg(self._array, axis=d, keepdims=keepdim).astype(np.int64))
+
+    def _not_empty_along(self, d, name) -> None:
+        """Refuse to pick an element along dim ``d`` (every element: None) where there is none."""
+        size = self.numel() if d is None or self.ndim == 0 else self.shape[d]
+        if size == 0:
+            along = "" if d is None else f" along dim {d}"
+            raise ShapeError(message(
+                f"{name} of an empty tensor {fmt_shape(self.shape)}{along}: there is no "
+                "element to pick.", where=f"Tensor.{name}",
+                hint="check the slicing or filtering that made this tensor empty."))
 
     # -- order statistics: values picked by sorting, gradients to the picked element -------
     def _picked(self, index, axis, keepdim, result):
@@ -190,6 +202,7 @@ class Reductions:
         if dim is None:
             return self._op(statistics.Median(), self)
         a, d = np.atleast_1d(self._array), self._dim(dim, "median")
+        self._not_empty_along(d, "median")
         order = order_of(a, d)  # NaNs last: the first NaN is at n - (number of NaNs)
         nans = np.isnan(a).sum(axis=d, keepdims=True) \
             if a.dtype.kind == "f" and not context.shape_only() else 0
@@ -213,6 +226,7 @@ class Reductions:
         of its last occurrence, as PyTorch."""
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
         a, d = np.atleast_1d(self._array), self._dim(dim, "mode")
+        self._not_empty_along(d, "mode")
         if context.shape_only():  # no values to count
             return self._picked(np.zeros(a.shape[:d] + (1,) + a.shape[d + 1:], np.int64), d,
                                 keepdim, ModeResult)

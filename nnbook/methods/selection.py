@@ -41,6 +41,8 @@ class Selection:
     @numpy_dim
     def gather(self, dim, index, *, sparse_grad=False):
         """y[i][j] = x[i][index[i][j]] for dim=1 (index has x's number of dims)."""
+        if self.ndim == 0:  # a 0-d tensor (and index) as one element, as PyTorch
+            return self.reshape(1).gather(dim, _one_element(index)).reshape(())
         return self._op(selection.Gather(dim), self, index)
 
     @numpy_dim
@@ -50,11 +52,17 @@ class Selection:
         if reduce is not None:
             _fail("scatter", f"scatter(reduce={reduce!r}) is not supported.",
                   "use x.scatter_add(dim, index, src) to add.")
+        if self.ndim == 0:
+            return self.reshape(1).scatter(dim, _one_element(index), _one_element(src),
+                                           value=value).reshape(())
         return self._op(selection.Scatter(dim), self, index, self._source(src, value))
 
     @numpy_dim
     def scatter_add(self, dim, index, src):
         """A copy with src[i][j] added to y[i][index[i][j]] for dim=1 (repeats add up)."""
+        if self.ndim == 0:
+            return self.reshape(1).scatter_add(dim, _one_element(index),
+                                               _one_element(src)).reshape(())
         return self._op(selection.ScatterAdd(dim), self, index, self._source(src, None))
 
     def _source(self, src, value):
@@ -169,3 +177,8 @@ class Selection:
         if return_counts:
             results.append(self._new(counts.astype(np.int64)))
         return results[0] if len(results) == 1 else tuple(results)
+
+
+def _one_element(t):
+    """A 0-d tensor as a 1-d tensor of one element (other values as they are)."""
+    return t.reshape(1) if getattr(t, "ndim", None) == 0 else t

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, ShapeError, message
+from ..errors import DimError, InputError, ShapeError, message
 from ..ops import rearrange
 from ..ops import shape as shape_ops
 from .operands import numpy_dim
@@ -124,10 +124,19 @@ class Shapes:
     swapdims = transpose
 
     # -- pieces: views of parts of this tensor ---------------------------------------------
+    def _piece_dim(self, dim, what) -> int:
+        """``dim`` of a tensor cut into pieces: a 0-d tensor has none to cut along."""
+        if self.ndim == 0:
+            raise DimError(message(
+                f"{what} needs a tensor with at least one dimension, got a 0-d tensor "
+                "(a single number).", where=f"Tensor.{what}",
+                hint="make it 1-d first: x.reshape(1)."))
+        return self._dim(dim, what)
+
     @numpy_dim
     def narrow(self, dim, start, length):
         """The ``length`` elements from ``start`` along ``dim`` (a view)."""
-        d = self._dim(dim, "narrow")
+        d = self._piece_dim(dim, "narrow")
         n = self.shape[d]
         begin = start + n if start < 0 else start
         if not (0 <= begin <= n and 0 <= length <= n - begin):
@@ -145,7 +154,7 @@ class Shapes:
     def split(self, split_size_or_sections, dim=0):
         """Pieces of ``split_size`` along ``dim`` (the last one may be smaller), or pieces
         of the sizes listed."""
-        d = self._dim(dim, "split")
+        d = self._piece_dim(dim, "split")
         n, size = self.shape[d], split_size_or_sections
         if isinstance(size, (tuple, list)):
             if sum(size) != n or any(s < 0 for s in size):
@@ -168,7 +177,7 @@ class Shapes:
         if chunks < 1:
             raise InputError(message(f"chunks must be at least 1, got {chunks}.",
                                      where="Tensor.chunk", hint="e.g. x.chunk(2)."))
-        n = self.shape[self._dim(dim, "chunk")]
+        n = self.shape[self._piece_dim(dim, "chunk")]
         if n == 0:
             return tuple(self for _ in range(chunks))
         return self.split(math.ceil(n / chunks), dim)
@@ -176,7 +185,7 @@ class Shapes:
     @numpy_dim
     def unbind(self, dim=0):
         """The slices along ``dim``, each without that dim."""
-        return tuple(self.select(dim, i) for i in range(self.shape[self._dim(dim, "unbind")]))
+        return tuple(self.select(dim, i) for i in range(self.shape[self._piece_dim(dim, "unbind")]))
 
     # -- copies in a new order ---------------------------------------------------------------
     def flip(self, *dims):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import fits
-from ..errors import DTypeError, InputError
+from ..errors import DTypeError, InputError, fmt_shape
 from .base import Op, broadcast_shape, is_int, quiet
 
 
@@ -324,6 +324,13 @@ class Sigmoid(Unary):
 
 class Relu(Unary):
     name = "relu"
+
+    def infer(self, x):
+        if x.dtype.kind == "b":
+            self.fail("expects numbers, got a bool tensor.", cls=DTypeError,
+                      values=f"input {fmt_shape(x.shape)} bool",
+                      hint="convert it first: x.float() (or x.long()).")
+        return x.shape
 
     def forward(self, x):
         self.mask = ~(x <= 0)  # open where x > 0 and where x is NaN, as PyTorch's mask

@@ -72,6 +72,9 @@ class Mean(Sum):
     def forward(self, x):
         self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         self.count = int(np.prod([x.shape[a] for a in self.axes])) if self.axes else 1
+        if self.count == 0:  # the mean of nothing is NaN, as in PyTorch (numpy would warn)
+            return np.full(np.sum(x, axis=self.axes, keepdims=self.keepdim).shape, np.nan,
+                           x.dtype)
         return np.mean(x, axis=self.axes, keepdims=self.keepdim)
 
     def backward(self, grad_out):  # y = sum_i x_i / n;  dy/dx_i = 1/n

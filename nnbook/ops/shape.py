@@ -165,6 +165,11 @@ class Cat(Op):
         if not xs:
             self.fail("needs at least one tensor.")
         first = xs[0]
+        for i, x in enumerate(xs):
+            if x.ndim == 0:
+                self.fail(f"tensor {i} is 0-d (a single number): there is no dim to join "
+                          "it along.", hint="to make a 1-d tensor of numbers, use "
+                          "nb.stack(tensors); or reshape each to (1,) first.")
         dim = normalize_dim(self, self.dim, first.ndim)
         for i, x in enumerate(xs[1:], 1):
             if x.ndim != first.ndim or any(a != b for d, (a, b) in
