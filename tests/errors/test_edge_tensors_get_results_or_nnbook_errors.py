@@ -1,0 +1,74 @@
+"""Tensor methods given edge tensors (a single number, empty tensors, integers, booleans)
+answer with a result (and a backward that runs) or an nnbook error, never numpy's own
+error or warning."""
+import itertools
+
+import numpy as np
+import pytest
+
+import nnbook as nb
+from nnbook.errors import NnbookError
+
+SHAPES = [(), (0,), (3,), (0, 5), (7, 5), (2, 0, 3), (3, 1, 4)]
+DTYPES = [np.float32, np.int64, np.bool_]
+
+ALONG_A_DIM = ["sum", "mean", "prod", "cumsum", "cumprod", "argmax", "argmin", "max", "min",
+               "amax", "amin", "logsumexp", "var", "std", "norm", "median", "mode", "flip",
+               "squeeze", "all", "any", "count_nonzero", "sort", "argsort", "unbind",
+               "softmax", "log_softmax", "unsqueeze"]
+NO_ARGUMENT = ["exp", "log", "sqrt", "abs", "neg", "sigmoid", "tanh", "relu", "floor",
+               "round", "sign", "t", "flatten", "clone", "float", "long", "bool", "tolist",
+               "item", "nonzero", "unique", "isnan", "trace", "tril", "triu", "diag"]
+OTHERS = {
+    "topk": lambda x: x.topk(2), "kthvalue": lambda x: x.kthvalue(1),
+    "roll": lambda x: x.roll(1), "transpose": lambda x: x.transpose(0, 1),
+    "permute": lambda x: x.permute(*reversed(range(x.ndim))), "view": lambda x: x.view(-1, 1),
+    "expand": lambda x: x.expand(2, *x.shape), "repeat": lambda x: x.repeat(*(2,) * x.ndim),
+    "split": lambda x: x.split(2), "chunk": lambda x: x.chunk(2), "narrow": lambda x:
+    x.narrow(0, 0, 1), "cat": lambda x: nb.cat([x, x]), "stack": lambda x: nb.stack([x, x]),
+    "where": lambda x: nb.where(x > 0, x, 0 * x), "clamp": lambda x: x.clamp(-1, 1),
+    "matmul": lambda x: x @ x.T if x.ndim == 2 else x @ x, "index": lambda x: x[0],
+    "mask": lambda x: x[x > 0], "gather": lambda x: x.gather(0, nb.zeros(*x.shape,
+                                                                       dtype=nb.int64)),
+    "scatter_add": lambda x: x.scatter_add(0, nb.zeros(*x.shape, dtype=nb.int64), x),
+    "index_select": lambda x: x.index_select(0, nb.tensor([0])), "pow": lambda x: x ** 2,
+    "divide by 0": lambda x: x / 0, "pad": lambda x: nb.nn.functional.pad(x, (1, 1)),
+    "outer": lambda x: nb.outer(x, x), "einsum": lambda x: nb.einsum("...->", x),
+    "mse_loss": lambda x: nb.nn.functional.mse_loss(x, x * 0),
+    "masked_fill": lambda x: x.masked_fill(x > 0, 1.0), "movedim": lambda x: x.movedim(0, -1),
+    "lerp": lambda x: x.lerp(x * 0, 0.5),
+}
+
+
+def calls():
+    """(name, function of the tensor) for every method and argument tried."""
+    for name in ALONG_A_DIM:
+        yield name, lambda x, name=name: getattr(x, name)()
+        for dim in (0, -1, 2, 5):
+            yield f"{name}({dim})", lambda x, name=name, dim=dim: getattr(x, name)(dim)
+    for name in NO_ARGUMENT:
+        yield name, lambda x, name=name: getattr(x, name)()
+    yield from OTHERS.items()
+
+
+def answers_cleanly(name, fn, x) -> None:
+    """``fn(x)`` and backward through it: fine, or an nnbook error (not a backward rule's
+    failure), or Python's TypeError for a required argument left out."""
+    try:
+        out = fn(x)
+        for o in out if isinstance(out, (tuple, list)) else [out]:
+            if isinstance(o, nb.Tensor) and o.requires_grad:
+                o.sum().backward()
+    except NnbookError as error:
+        assert "failed:" not in str(error).splitlines()[0], (name, str(error))
+    except TypeError as error:  # a required argument left out: Python's own message
+        assert "required positional argument" in str(error), (name, repr(error))
+
+
+@pytest.mark.parametrize("shape,dtype", list(itertools.product(SHAPES, DTYPES)),
+                         ids=lambda v: str(v) if isinstance(v, tuple) else np.dtype(v).name)
+def test_every_method_answers_an_edge_tensor_cleanly(shape, dtype):
+    values = np.random.default_rng(0).standard_normal(shape) * 3
+    for name, fn in calls():
+        x = nb.tensor(values.astype(dtype), requires_grad=dtype == np.float32)
+        answers_cleanly(name, fn, x)
