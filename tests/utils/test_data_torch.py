@@ -41,7 +41,7 @@ def samples(rng):
     for i, a in enumerate(arrays):
         common = {"n": i, "x": float(i) / 3, "flag": i % 2 == 0, "name": f"s{i}",
                   "np": a.astype(np.float64), "scalar": np.int32(i),
-                  "pair": Pair(i, [i, -i]), "seq": (i, 2.5)}
+                  "pair": Pair(i, [i, -i]), "seq": (i, 2.5, f"t{i}")}
         nb_samples.append(dict(common, t=nb.tensor(a)))
         torch_samples.append(dict(common, t=torch.tensor(a)))
     return nb_samples, torch_samples

@@ -36,7 +36,7 @@ def default_collate(batch):
 def collate_samples(batch, indices=None, path=()):
     """``default_collate``, with the dataset ``indices`` of the samples for error messages
     and ``path``, where inside a sample this part of the batch lies."""
-    batch = list(batch)
+    given, batch = batch, list(batch)
     if not batch:
         raise InputError(message("default_collate got an empty batch.",
                                  where="default_collate", hint="a batch needs a sample."))
@@ -53,8 +53,8 @@ def collate_samples(batch, indices=None, path=()):
         return tensor(batch)
     if isinstance(elem, float):
         return tensor(batch, dtype=dtypes.float64)  # PyTorch's choice, not the default float
-    if isinstance(elem, (str, bytes)):
-        return batch
+    if isinstance(elem, (str, bytes)):  # as given: the DataLoader's list, or a tuple of
+        return given if isinstance(given, tuple) else batch  # a sample's part (PyTorch)
     if isinstance(elem, collections.abc.Mapping):
         collated = {key: collate_samples([_item(d, key, i, indices, path)
                                           for i, d in enumerate(batch)], indices, path + (key,))
