@@ -464,8 +464,8 @@ class Fill(Unary):
     def forward(self, x):
         return np.full(x.shape, self.value, dtype=x.dtype)
 
-    def backward(self, grad_out):  # y = c;  dy/dx = 0
-        return (None,)
+    def backward(self, grad_out):  # y = c;  dy/dx = 0 (a gradient of zeros, as PyTorch's)
+        return (np.zeros_like(grad_out),)
 
 
 class CopyFrom(Op):
@@ -484,5 +484,5 @@ class CopyFrom(Op):
     def forward(self, x, src):
         return np.broadcast_to(src, x.shape).astype(x.dtype, copy=True)
 
-    def backward(self, grad_out):  # y = src;  dy/dx = 0, dy/dsrc = 1
-        return None, grad_out
+    def backward(self, grad_out):  # y = src;  dy/dx = 0 (zeros, as PyTorch's), dy/dsrc = 1
+        return np.zeros_like(grad_out), grad_out
