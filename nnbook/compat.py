@@ -200,6 +200,16 @@ DIFFERENCES = [
                "allowed for all three in every dtype, with the right gradients", "the "
                "sequence ops keep their own copy of what their backward reads; an error "
                "that depends on the dtype would be hard to explain"),
+    Difference("layers and losses", "a max-pool window made of padding only (a dilated "
+               "kernel that steps over every input pixel, with padding and ceil_mode) gives "
+               "-inf, and its backward passes the gradient to an input pixel the window "
+               "never covered", "the pool is refused with a ShapeError naming the output "
+               "pixel", "such a window comes from a mistake in the layer's arguments, and "
+               "its -inf would spread through the layers after it"),
+    Difference("layers and losses", "`F.interpolate` and `nn.Upsample` also take the modes "
+               "'nearest-exact', 'bicubic', 'trilinear' and 'area'", "'nearest', 'linear' "
+               "and 'bilinear' only; another mode is refused with an InputError listing them",
+               "each mode is one more weight matrix to explain; the lessons use these three"),
     Difference("layers and losses", "pooling takes integer tensors", "pooling needs "
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),
