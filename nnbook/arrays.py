@@ -45,6 +45,7 @@ def _from_python(data, where, dtype=None) -> np.ndarray:
         )) from None
     check_numeric(array.dtype, where, type(data).__name__)
     if dtype is not None:
+        check_fits(array, dtype, where)
         return array
     if array.dtype.kind == "f":
         return array.astype(dtypes.default_float())
@@ -54,6 +55,27 @@ def _from_python(data, where, dtype=None) -> np.ndarray:
         return array.astype(np.complex64 if dtypes.default_float() == np.float32
                             else np.complex128)
     return array
+
+
+def check_fits(values, dtype, where) -> None:
+    """Refuse Python numbers that an integer ``dtype`` cannot hold (numpy would wrap them
+    around silently: 2**31 into int32 gives -2**31), as PyTorch does.  As PyTorch, uint8
+    takes -255..-1 and wraps them (-1 is 255)."""
+    dtype = np.dtype(dtype)
+    values = np.asarray(values)
+    if dtype.kind not in "iu" or values.dtype.kind not in "iuf" or values.size == 0:
+        return
+    info = np.iinfo(dtype)
+    low = -int(info.max) if dtype.kind == "u" else int(info.min)
+    finite = np.isfinite(values) if values.dtype.kind == "f" else True
+    whole = np.trunc(values) if values.dtype.kind == "f" else values
+    bad = ~(finite & (whole >= low) & (whole <= int(info.max)))
+    if np.any(bad):
+        value = (values[bad].flat[0] if values.ndim else values[()]).item()
+        raise DTypeError(message(
+            f"the value {value!r} does not fit in {dtype.name}, which holds whole numbers "
+            f"from {int(info.min)} to {int(info.max)}.", where=where,
+            hint="use a wider dtype (nb.int64, or a float dtype), or check the value."))
 
 
 def _flat(data):

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from . import dtypes
-from .arrays import allocate, array_from, check_numeric, parse_size
+from .arrays import allocate, array_from, check_fits, check_numeric, parse_size
 from .device import check_device
 from .errors import ArgumentError, InputError, ShapeError, fmt_shape, message
 from .ops import shape as shape_ops
@@ -87,6 +87,8 @@ def _filled(where, args, size, value, dtype, device, requires_grad) -> Tensor:
             where=where, hint=f"e.g. {where}((2, 3), 0.5); for data use nb.tensor(data)."))
     if np_dtype is None:
         np_dtype = dtypes.result_type(value) if value is not None else dtypes.default_float()
+    if value is not None and not isinstance(value, Tensor):
+        check_fits(value, np_dtype, where)
     array = allocate(lambda: np.full(shape, 0 if value is None else value, dtype=np_dtype),
                      shape, np_dtype, where)
     return _finish(array, requires_grad, where)

@@ -193,3 +193,24 @@ def test_in_place_update_under_no_grad_like_pytorch():
     with pytest.raises(ShapeError, match=r"would change the shape \(2,\)"):
         x = nb.ones(2)
         x += nb.ones(3, 2)
+
+
+@pytest.mark.parametrize("values,dtype", [
+    ([200], nb.int8), ([300], nb.uint8), ([-256], nb.uint8), ([2**31], nb.int32),
+    ([[1, 2], [3, 2**40]], nb.int32), ([70000], nb.int16), ([1.5e10], nb.int32),
+    ([float("nan")], nb.int64), ([2**63], nb.int64),
+])
+def test_a_python_number_that_an_integer_dtype_cannot_hold_is_refused(values, dtype):
+    """As PyTorch: numpy would wrap it around silently (2**31 into int32 is -2**31)."""
+    with pytest.raises(DTypeError, match=rf"does not fit in {dtype.name}, which holds whole "
+                       r"numbers from -?\d+ to \d+(?s:.*)wider dtype"):
+        nb.tensor(values, dtype=dtype)
+    with pytest.raises(DTypeError, match=rf"does not fit in {dtype.name}"):
+        nb.full((2,), np.ravel(values)[-1].item(), dtype=dtype)
+
+
+def test_numbers_an_integer_dtype_holds_are_kept_as_pytorch_keeps_them():
+    assert nb.tensor([-128, 127, 2.7, True], dtype=nb.int8).tolist() == [-128, 127, 2, 1]
+    assert nb.tensor([-1, -200, 255], dtype=nb.uint8).tolist() == [255, 56, 255]  # (wrapped)
+    assert nb.full((2,), -2**31, dtype=nb.int32).tolist() == [-2**31] * 2
+    assert nb.tensor(np.array([2**40]), dtype=nb.int32).tolist() == [0]  # arrays: as numpy
