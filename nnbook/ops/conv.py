@@ -192,6 +192,11 @@ def _check_hyper(op: Conv2d, x, weight):
     if op.groups < 1:
         op.fail(f"groups must be at least 1, got groups={op.groups}.", values=values,
                 hint="groups=1 is an ordinary convolution; groups=C_in is depthwise.")
+    check_weight_not_empty(op, weight, values)
+
+
+def check_weight_not_empty(op, weight, values) -> None:
+    """A convolution's (or transposed convolution's) weight with a 0 in its shape."""
     if min(weight.shape) < 1:
         op.fail(f"the weight has an empty dimension: {fmt_shape(weight.shape)}.",
                 values=values, hint="check the channels and kernel_size given to "

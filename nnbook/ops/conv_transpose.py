@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError, fmt_shape
 from .base import Op, check_float, check_ndim, fmt_pair, is_int, pair
+from .conv import check_weight_not_empty
 from .windows import add_windows, crop_hw, pad_hw, span, windows
 
 
@@ -61,10 +62,7 @@ class ConvTranspose2d(Op):
             self.fail(f"expects an input image of at least 1×1, got "
                       f"{x.shape[-2]}×{x.shape[-1]}.", values=values,
                       hint="the layer before left no pixels: check its size and stride.")
-        if min(weight.shape) < 1:
-            self.fail(f"the weight has an empty dimension: {fmt_shape(weight.shape)}.",
-                      values=values, hint="check the channels and kernel_size given to "
-                      "the layer; each must be at least 1.")
+        check_weight_not_empty(self, weight, values)
         c_in = x.shape[-3]
         if weight.shape[0] != c_in or c_in % g:
             self.fail(f"expects input with {weight.shape[0]} channels (the weight's first "

@@ -73,7 +73,7 @@ class Mean(Sum):
         self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
         self.count = int(np.prod([x.shape[a] for a in self.axes])) if self.axes else 1
         if self.count == 0:  # the mean of nothing is NaN, as in PyTorch (numpy would warn)
-            return np.full(np.sum(x, axis=self.axes, keepdims=self.keepdim).shape, np.nan,
+            return np.full(reduced_shape(self, x.shape, self.dim, self.keepdim), np.nan,
                            x.dtype)
         return np.mean(x, axis=self.axes, keepdims=self.keepdim)
 
