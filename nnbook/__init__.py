@@ -169,8 +169,12 @@ def __getattr__(name):
         value = _STUB_MODULES[name]
     elif name in _unsupported.STUB_NAMES:
         value = _unsupported.stub_name(name)
-    else:
+    elif name.startswith("__"):
         raise AttributeError(f"module 'nnbook' has no attribute '{name}'")
+    else:  # a typo, or a part of PyTorch nnbook leaves out: a message with a hint
+        raise errors.MissingNameError(
+            "nb", name, __dir__,
+            elsewhere=[(f"a tensor method: x.{name}(...)", lambda: dir(Tensor))])
     globals()[name] = value
     return value
 

@@ -119,6 +119,44 @@ class ContractError(NnbookError, RuntimeError):
     """A custom backward rule returned gradients that break the contract."""
 
 
+class MissingNameError(NnbookError, AttributeError):
+    """A name nnbook does not have: a typo, or a part of PyTorch nnbook leaves out.
+
+    ``hasattr()`` asks for names that are not there all the time (matplotlib and pandas
+    probe for theirs), so the message, with its "did you mean", is written only when
+    someone reads it.
+    """
+
+    def __init__(self, owner: str, name: str, known, elsewhere=()):
+        super().__init__(name)
+        self.owner, self.missing, self._known, self._elsewhere = owner, name, known, elsewhere
+        self.name = name
+        self._site = user_site(2)  # (file, line): turned into text only when read
+
+    def __str__(self):
+        known = sorted(n for n in self._known() if not n.startswith("_"))
+        close = close_matches(self.missing, known)
+        missing = (f"if {self.missing} is a PyTorch name, nnbook does not have it "
+                   "(docs/pytorch.md lists what nnbook covers and where it differs)")
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}? Or, {missing}." \
+            if close else f"{missing[0].upper()}{missing[1:]}: write it with the operations " \
+            f"nnbook has (dir({self.owner}) lists them)."
+        for place, names in self._elsewhere:  # nn.relu -> nn.functional.relu
+            if self.missing in names():
+                hint = f"{self.missing} is {place}."
+                break
+        return message(f"nnbook's {self.owner} has no attribute '{self.missing}'.",
+                       where=f"{self.owner}.{self.missing}",
+                       line=describe_frame(*self._site) if self._site else False, hint=hint)
+
+
+def close_matches(word: str, candidates, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The names a typo was probably meant to be (for "did you mean" hints)."""
+    import difflib  # only when a message needs it
+
+    return difflib.get_close_matches(word, list(candidates), n=n, cutoff=cutoff)
+
+
 class TeachingWarning(UserWarning):
     """Teaching mode found a custom backward rule that disagrees with the numbers."""
 

@@ -27,6 +27,7 @@ from .errors import (
     BackwardError,
     DTypeError,
     InputError,
+    MissingNameError,
     ShapeError,
     fmt_shape,
     message,
@@ -171,6 +172,14 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
     __slots__ = ("_array", "grad", "grad_fn", "_requires_grad", "_counter", "_view",
                  "__weakref__", "__dict__")
     __array_priority__ = 1000  # ndarray + Tensor calls Tensor.__radd__, giving a Tensor
+
+    def __getattr__(self, name):
+        # Only reached when ordinary lookup fails: a typo (x.unsqeeze), or a PyTorch
+        # method nnbook does not have.  Private names fail plainly and fast (Python and
+        # numpy probe for them).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise MissingNameError("Tensor", name, lambda: dir(Tensor))
 
     def __init__(self, *args, **kwargs):
         array = legacy_array(type(self).__name__, args, kwargs)

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import InputError, ShapeError, fmt_shape
+from ..errors import InputError, MissingNameError, ShapeError, fmt_shape
 from ..functions import einsum
 from ..ops.base import channels_hint
 from ..ops.class_targets import OneHot
@@ -486,3 +486,11 @@ def one_hot(tensor, num_classes=-1):
                   hint="give num_classes: F.one_hot(y, num_classes=10).")
         num_classes = max(int(labels._array.max()) + 1, 0)  # a negative label fails in the op
     return apply(OneHot(num_classes), labels)
+
+
+def __getattr__(name):
+    """Only reached for a name nn.functional does not have: a typo, or a function nnbook
+    leaves out."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'nnbook.nn.functional' has no attribute '{name}'")
+    raise MissingNameError("nn.functional", name, lambda: __all__)

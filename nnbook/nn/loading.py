@@ -10,7 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..context import no_grad
-from ..errors import CheckpointError, fmt_shape, message
+from ..errors import CheckpointError, close_matches, fmt_shape, message
 from ..tensor import _wrap
 
 
@@ -44,7 +44,7 @@ def _as_array(key: str, value, where: str) -> np.ndarray:
 
 
 def _close(name: str, candidates) -> str:
-    close = _close_matches(name, list(candidates), n=1, cutoff=0.6)
+    close = close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
@@ -166,8 +166,3 @@ def _assign(module, own: dict, given: dict, arrays: dict) -> None:
             owner.register_buffer(name, value if hasattr(value, "_array") else _wrap(array),
                                   persistent=True)
 
-
-def _close_matches(word, candidates, n=3, cutoff=0.6):
-    import difflib  # only when a message needs it
-
-    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

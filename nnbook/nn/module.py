@@ -24,6 +24,7 @@ from ..errors import (
     DTypeError,
     InputError,
     NnbookError,
+    close_matches,
     message,
     warn_from_user_code,
 )
@@ -79,7 +80,7 @@ class Module:
     def forward(self, *args, **kwargs):
         cls = type(self)
         own = [n for n in dir(cls) if not n.startswith("_") and not hasattr(Module, n)]
-        close = _close_matches("forward", own, n=1, cutoff=0.7)
+        close = close_matches("forward", own, n=1, cutoff=0.7)
         hint = (f"rename {close[0]}() to forward()." if close else
                 "define forward(self, x) in your class; calling the module runs it.")
         raise ModuleAttributeError(message(
@@ -271,7 +272,7 @@ class Module:
             if name in d[kind]:
                 return d[kind][name]
         known = [n for n in list(d) + dir(type(self)) if not n.startswith("_")]
-        close = _close_matches(name, known, n=3, cutoff=0.6)
+        close = close_matches(name, known, n=3, cutoff=0.6)
         layers = ", ".join(layer_name(n, m)
                            for n, m in d["_modules"].items() if m is not None)
         raise ModuleAttributeError(message(
@@ -367,7 +368,7 @@ class Module:
         module = self._resolve(target)
         if module is None:
             names = [n for n, _ in self.named_modules() if n]
-            close = _close_matches(target, names, n=3, cutoff=0.6)
+            close = close_matches(target, names, n=3, cutoff=0.6)
             raise ModuleAttributeError(message(
                 f"{type(self).__name__} has no submodule '{target}'.",
                 where=type(self).__name__,
@@ -555,7 +556,7 @@ class Module:
         registry = module._registry(kind)
         if name not in registry or registry[name] is None:
             names = [n for n, _ in getattr(self, lister)()]
-            close = _close_matches(target, names, n=3, cutoff=0.6)
+            close = close_matches(target, names, n=3, cutoff=0.6)
             raise ModuleAttributeError(message(
                 f"{type(self).__name__} has no {noun} '{target}'.",
                 where=type(self).__name__,
@@ -736,8 +737,3 @@ def _warn_hidden_modules(module: Module, name: str, value) -> None:
         "their parameters are missing from parameters(), the optimizer and "
         "state_dict().", where=cls, hint=f"use {fix}.", line=False)))
 
-
-def _close_matches(word, candidates, n=3, cutoff=0.6):
-    import difflib  # only when a message needs it
-
-    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)

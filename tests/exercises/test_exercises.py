@@ -606,7 +606,7 @@ def test_check_function_non_tensor_arguments_and_no_tensor_at_all():
 
 def test_check_function_reports_a_broken_expected_function():
     assert_fails(check_function(Cube, nb.randn(3, 4), expected=lambda x: x.cube()),
-                 "expected(...) raised AttributeError")
+                 "expected(...) raised MissingNameError: Tensor.cube")
 
 
 def test_check_values_on_a_plain_function_with_a_mask_argument():

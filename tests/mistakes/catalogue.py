@@ -49,6 +49,7 @@ BUILTIN = {
     errors.GradcheckError: AssertionError,
     errors.AnomalyError: FloatingPointError,
     ModuleAttributeError: AttributeError,
+    errors.MissingNameError: AttributeError,
     BuildInForwardError: RuntimeError,
 }
 

@@ -16,6 +16,7 @@ from nnbook.errors import (
     DTypeError,
     GradcheckError,
     InputError,
+    MissingNameError,
     ShapeError,
     SignatureError,
 )
@@ -412,8 +413,18 @@ CUSTOM_BACKWARD = [
             r"FixedButWrong\.apply\(x, y\)"),
 ]
 
+NAMES = [
+    mistake("a method name misspelt", leaf, lambda x: x.unsqeeze(0),
+            MissingNameError, "Tensor.unsqeeze", r"has no attribute",
+            r"did you mean 'unsqueeze'"),
+    mistake("a function name misspelt", None, lambda: nb.sofmax(nb.ones(3), dim=0),
+            MissingNameError, "nb.sofmax", r"has no attribute", r"did you mean 'softmax'"),
+    mistake("a layer looked for in nn.functional's place", None, lambda: nb.nn.relu(nb.ones(3)),
+            MissingNameError, "nn.relu", r"has no attribute", r"nn\.functional\.relu"),
+]
+
 MISTAKES = (CREATION + CONVERSION + SHAPES + INDEXING + IN_PLACE + ARITHMETIC + AUTOGRAD
-            + CUSTOM_BACKWARD)
+            + CUSTOM_BACKWARD + NAMES)
 
 
 @pytest.mark.parametrize("m", MISTAKES)
