@@ -124,7 +124,9 @@ class LogCumSumExp(CumSum):
         grad = np.zeros_like(g)
         for sign in (1, -1):
             part = np.where(sign * g > 0, sign * g, 0)
-            tail = np.flip(np.logaddexp.accumulate(np.flip(np.log(part) - y, self.axis),
+            with np.errstate(divide="ignore"):  # log(0) = -inf: no part
+                log_part = np.log(part)
+            tail = np.flip(np.logaddexp.accumulate(np.flip(log_part - y, self.axis),
                                                    axis=self.axis), self.axis)
             grad = grad + sign * np.exp(x + tail)
         return (grad.reshape(grad_out.shape),)

@@ -201,12 +201,14 @@ class Xlogy(Binary):
     def forward(self, x, y):
         self.x, self.y = x, y
         zero = (x == 0) & ~np.isnan(y)
-        return np.where(zero, 0, x * np.log(y))
+        with np.errstate(divide="ignore", invalid="ignore"):  # log(0), log(-1)
+            return np.where(zero, 0, x * np.log(y))
 
     def backward(self, grad_out):  # z = x log y;  dz/dx = log y, dz/dy = x / y
         x, y = self.x, self.y
-        grad_x = grad_out * np.where((x == 0) & (y <= 0), 0, np.log(y))  # (0 at x = 0 = y)
-        return grad_x, grad_out * x / y
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad_x = grad_out * np.where((x == 0) & (y <= 0), 0, np.log(y))  # 0 at x = 0 = y
+            return grad_x, grad_out * x / y
 
 
 class LogAddExp(Binary):

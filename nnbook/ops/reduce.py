@@ -109,7 +109,8 @@ class NanMean(Mean):
         self.counted = ~np.isnan(x)
         self.count = self.counted.sum(axis=self.axes, keepdims=True).astype(x.dtype)
         total = np.nansum(x, axis=self.axes, keepdims=True)
-        y = total / self.count  # 0 / 0 is NaN
+        with np.errstate(invalid="ignore"):
+            y = total / self.count  # 0 / 0 is NaN: the mean of no values
         return y if self.keepdim else np.squeeze(y, axis=self.axes)
 
     def backward(self, grad_out):  # y = sum of the counted x_i / count;  dy/dx_i = 1/count or 0
