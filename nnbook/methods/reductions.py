@@ -85,13 +85,17 @@ class Reductions:
 
     def cummax(self, dim):
         """(values, indices): the largest value so far along ``dim``, and where it is."""
-        op = cumulative.CumMax(dim)
-        return CummaxResult(self._op(op, self), self._new(op.indices()))
+        return self._running_best(cumulative.CumMax(dim), CummaxResult)
 
     def cummin(self, dim):
         """(values, indices): the smallest value so far along ``dim``, and where it is."""
-        op = cumulative.CumMin(dim)
-        return CumminResult(self._op(op, self), self._new(op.indices()))
+        return self._running_best(cumulative.CumMin(dim), CumminResult)
+
+    def _running_best(self, op, result):
+        values = self._op(op, self)
+        if context.shape_only():  # no values, so no positions: zeros of the right shape
+            return result(values, self._new(np.zeros(values.shape, np.int64)))
+        return result(values, self._new(op.indices()))
 
     def logcumsumexp(self, dim):
         """log(cumsum(exp(x))) along ``dim``, without overflow."""

@@ -5,8 +5,6 @@ import numpy as np
 import pytest
 from against_torch import check, ints, normal, value
 
-import nnbook as nb
-
 torch = pytest.importorskip("torch")
 
 
@@ -82,51 +80,3 @@ def test_bins_match_torch(rng, name):
     makers, fn = CASES[name]
     check(fn, makers, rng, grads=False)  # (PyTorch's histogram of a leaf "requires grad",
     # but its backward raises: nnbook/compat.py)
-
-
-def test_histogram_is_pytorchs_named_tuple_and_nothing_requires_grad(rng):
-    x = nb.tensor(rng.standard_normal((7, 5)), requires_grad=True)
-    result = nb.histogram(x, 4)
-    assert type(result).__name__ == "histogram" and result._fields == ("hist", "bin_edges")
-    assert not result.hist.requires_grad and not x.histc(3).requires_grad
-    assert not nb.bincount(nb.tensor([0, 2, 2, 1, 0]), x[0]).requires_grad
-    assert result.hist.sum().item() == 35
-
-
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: nb.bincount(nb.tensor([1.0, 2.0])), nb.DTypeError, "counts integers, got float"),
-    (lambda: nb.bincount(nb.tensor([True, False])), nb.DTypeError, "got bool"),
-    (lambda: nb.bincount(nb.tensor([-1, 2])), nb.InputError, "non-negative .* the value -1"),
-    (lambda: nb.bincount(nb.tensor([[1, 2]])), nb.ShapeError, "1-D .* got 2-D"),
-    (lambda: nb.bincount(nb.tensor(2)), nb.ShapeError, "got 0-D"),
-    (lambda: nb.bincount(nb.tensor([1, 2]), minlength=-1), nb.InputError, "minlength"),
-    (lambda: nb.bincount(nb.tensor([1, 2]), nb.ones(3)), nb.ShapeError, "one weight per"),
-    (lambda: nb.histc(nb.tensor([1, 2])), nb.DTypeError, "floating point values, got int64"),
-    (lambda: nb.histc(nb.tensor([1.0, 2.0]), bins=0), nb.InputError, "bins must be an int"),
-    (lambda: nb.histc(nb.tensor([1.0, 2.0]), 4, 3, 1), nb.InputError, "larger than its max"),
-    (lambda: nb.histc(nb.tensor([1.0, np.inf]), 4), nb.InputError, "not finite"),
-    (lambda: nb.histogram(nb.tensor([1.0, np.nan]), 2), nb.InputError, "not finite"),
-    (lambda: nb.histogram(nb.tensor([1.0, 2.0]), 2, range=(3.0, 1.0)), nb.InputError,
-     "larger than its max"),
-    (lambda: nb.histogram(nb.tensor([1.0, 2.0]), nb.tensor([[0.0, 1.0]])), nb.ShapeError,
-     "1-D"),
-    (lambda: nb.histogram(nb.tensor([1.0], dtype=nb.float64), nb.tensor([0.0, 1.0])),
-     nb.DTypeError, "input's dtype float64"),
-    (lambda: nb.histogram(nb.tensor([1.0, 2.0]), 2, weight=nb.ones(3)), nb.ShapeError,
-     "weight must have the input's shape"),
-    (lambda: nb.histogram(nb.tensor([1.0, 2.0]), 2, weight=nb.ones(2, dtype=nb.float64)),
-     nb.DTypeError, "weight"),
-    (lambda: nb.searchsorted(nb.tensor([1, 3]), nb.tensor([2]), side="middle"),
-     nb.InputError, "side must be"),
-    (lambda: nb.searchsorted(nb.tensor([1, 3]), nb.tensor([2]), side="left", right=True),
-     nb.InputError, "opposite sides"),
-    (lambda: nb.searchsorted(nb.zeros(2, 5), nb.zeros(3)), nb.ShapeError, "leading dims"),
-    (lambda: nb.searchsorted(nb.zeros(1, 5), nb.zeros(2, 1)), nb.ShapeError, "leading dims"),
-    (lambda: nb.searchsorted(nb.zeros(5), nb.zeros(2), sorter=nb.zeros(4)), nb.InputError,
-     "sorter must be"),
-    (lambda: nb.bucketize(nb.tensor([3]), nb.zeros(1, 5)), nb.ShapeError,
-     "boundaries must be 1-D"),
-])
-def test_wrong_inputs_get_nnbook_errors(call, error, match):
-    with pytest.raises(error, match=match):
-        call()

@@ -154,15 +154,6 @@ def test_erfinv_is_within_two_units_in_the_last_place_of_torch(rng):
                   == pytest.approx(x[np.abs(x) < 0.999], rel=1e-15, abs=1e-300))
 
 
-def test_cummax_and_cummin_are_pytorchs_named_tuples(rng):
-    x = nb.tensor(rng.standard_normal((7, 5)))
-    result = x.cummax(dim=-1)
-    assert type(result).__name__ == "cummax" and result._fields == ("values", "indices")
-    assert type(nb.cummin(x, 0)).__name__ == "cummin"
-    values, indices = result
-    assert indices.dtype == nb.int64 and values.shape == indices.shape == (7, 5)
-
-
 def test_in_place_forms_match_torch(rng):
     a = rng.standard_normal((7, 5)) * 5
     b = np.abs(rng.standard_normal(5)) + 0.5
@@ -186,57 +177,3 @@ def test_in_place_forms_match_torch(rng):
     assert ints_mine.tolist() == ints_theirs.tolist() and ints_mine.dtype == nb.int64
     with_nan = nb.tensor([np.nan, np.inf])
     assert nb.nan_to_num_(with_nan) is with_nan and with_nan[0].item() == 0
-
-
-@pytest.mark.parametrize("name", ["xlogy", "logaddexp", "logaddexp2", "hypot", "fmod",
-                                  "remainder"])
-def test_binary_ops_pass_gradcheck(rng, name):
-    a = nb.tensor(np.abs(rng.standard_normal((7, 5))) + 0.5, requires_grad=True)
-    b = nb.tensor(np.abs(rng.standard_normal(5)) + 0.7, requires_grad=True)
-    assert nb.autograd.gradcheck(lambda a, b: getattr(nb, name)(a * 3, b), (a, b))
-
-
-@pytest.mark.parametrize("fn", [
-    lambda x: nb.nansum(x, 1), lambda x: nb.nanmean(x, -1, keepdim=True),
-    lambda x: nb.diff(x, n=2, dim=0), lambda x: nb.cummax(x, 1).values,
-    lambda x: nb.cummin(x, 0).values, lambda x: nb.logcumsumexp(x * 20, -1),
-    lambda x: nb.erfc(x), lambda x: nb.erfinv(x.tanh() * 0.9),
-    lambda x: nb.nan_to_num(x)])
-def test_unary_ops_pass_gradcheck(rng, fn):
-    x = nb.tensor(rng.standard_normal((7, 5)), requires_grad=True)
-    assert nb.autograd.gradcheck(fn, (x,))
-
-
-def test_integer_division_by_zero_is_an_nnbook_error():
-    for call in (lambda: nb.fmod(nb.tensor([3, 4]), 0), lambda: nb.tensor([3]).fmod_(0),
-                 lambda: nb.remainder(nb.tensor([3]), nb.tensor([0])),
-                 lambda: nb.floor_divide(7, nb.tensor([1, 0]))):
-        with pytest.raises(nb.InputError, match="integer division by zero"):
-            call()
-
-
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: nb.fmod(nb.tensor([True]), True), nb.DTypeError, "fmod of two bools"),
-    (lambda: nb.logaddexp(nb.tensor([1, 2]), nb.tensor([3, 4])), nb.DTypeError,
-     "logaddexp needs floating point operands, got int64"),
-    (lambda: nb.hypot(nb.tensor([3]), nb.tensor([4])), nb.DTypeError,
-     "hypot needs floating point"),
-    (lambda: nb.logcumsumexp(nb.tensor([1, 2]), 0), nb.DTypeError, "floating point input"),
-    (lambda: nb.nanmean(nb.tensor([1, 2])), nb.DTypeError, "nanmean needs a floating point"),
-    (lambda: nb.nanmean(nb.tensor([1, 2]), dtype=nb.float64), nb.DTypeError, "nanmean"),
-    (lambda: nb.cummax(nb.zeros(2, 3), 2), nb.DimError, "dim=2 is out of range"),
-    (lambda: nb.logcumsumexp(nb.zeros(2, 3), -3), nb.DimError, "out of range"),
-    (lambda: nb.diff(nb.tensor(3.0)), nb.ShapeError, "at least one dimension"),
-    (lambda: nb.diff(nb.zeros(3), n=-1), nb.InputError, "n .* must be an int >= 0"),
-    (lambda: nb.diff(nb.zeros(2, 3), dim=0, append=nb.zeros(3)), nb.ShapeError,
-     "2 dimension"),
-    (lambda: nb.diff(nb.zeros(2, 3), prepend=1.0), nb.ShapeError, "must be tensors"),
-    (lambda: nb.diff(nb.zeros(2, 3), dim=0, append=nb.zeros(1, 2)), nb.ShapeError,
-     "all sizes except dim 0 must match"),
-    (lambda: nb.tensor([1, 2]).xlogy_(2), nb.DTypeError, "cannot be stored"),
-    (lambda: nb.tensor([1, 2]).fmod_(2.5), nb.DTypeError, "cannot be stored"),
-    (lambda: nb.tensor([1, 2]).erfinv_(), nb.DTypeError, "cannot be stored"),
-])
-def test_wrong_inputs_get_nnbook_errors(call, error, match):
-    with pytest.raises(error, match=match):
-        call()
