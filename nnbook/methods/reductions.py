@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import context, dtypes
 from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
-from ..ops import bins, cumulative, reduce, statistics
+from ..ops import bins as binning
+from ..ops import cumulative, reduce, statistics
 from ..ops import elementwise as ew
 from ..ops.selection import Gather
 from ..ops.shape import Cat
@@ -22,7 +23,7 @@ ModeResult = namedtuple("mode", ["values", "indices"])
 KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
 CummaxResult = namedtuple("cummax", ["values", "indices"])
 CumminResult = namedtuple("cummin", ["values", "indices"])
-HistogramResult = namedtuple("histogram", bins.HISTOGRAM_FIELDS)
+HistogramResult = namedtuple("histogram", binning.HISTOGRAM_FIELDS)
 
 
 def numpy_names(dim, keepdim, axis, keepdims):
@@ -124,10 +125,10 @@ class Reductions:
                         hint="e.g. prepend=x[..., :1] (a slice keeps the dims)."))
             dtype = dtypes.result_type(*ends)
             x = self._op(Cat(d), *[t._cast(dtype) for t in ends])
-        before, after = (slice(None),) * d + (slice(None, -1),), (slice(None),) * d + (
-            slice(1, None),)
+        along = (slice(None),) * d
         for _ in range(n):
-            x = x[after] != x[before] if x._array.dtype.kind == "b" else x[after] - x[before]
+            later, earlier = x[along + (slice(1, None),)], x[along + (slice(None, -1),)]
+            x = later != earlier if x._array.dtype.kind == "b" else later - earlier
         return x
 
     # -- counts and histograms (no gradient, as in PyTorch) -------------------------------
@@ -136,19 +137,20 @@ class Reductions:
         ``weights`` at its places)."""
         w = None if weights is None else (weights._array if self._is_tensor(weights)
                                           else np.asarray(weights))
-        return self._new(bins.bincount(self._array, w, minlength, "Tensor.bincount"))
+        return self._new(binning.bincount(self._array, w, minlength, "Tensor.bincount"))
 
     def histc(self, bins=100, min=0, max=0):
         """Counts in ``bins`` bins of equal width over [min, max] (min = max = 0: the
         values' own range); values outside are not counted."""
-        return self._new(_histc(self._array, bins, min, max, "Tensor.histc"))
+        return self._new(binning.histc(self._array, bins, min, max, "Tensor.histc"))
 
     def histogram(self, bins=100, *, range=None, weight=None, density=False):
         """(hist, bin_edges): counts in ``bins`` equal bins over ``range`` (default: the
         values' range), or between the edges a tensor ``bins`` gives."""
         edges = bins._array if self._is_tensor(bins) else bins
         w = None if weight is None else weight._array
-        hist, edges = _histogram(self._array, edges, range, w, density, "Tensor.histogram")
+        hist, edges = binning.histogram(self._array, edges, range, w, density,
+                                        "Tensor.histogram")
         return HistogramResult(self._new(hist), self._new(edges))
 
     def _required_dim(self, dim, axis, name):
@@ -337,10 +339,6 @@ class Reductions:
             return None
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         return tuple(self._dim(d, name) for d in dims) if self.ndim else None
-
-
-_histc, _histogram = bins.histc, bins.histogram  # (histc's and histogram's own arguments
-                                                  # are named bins)
 
 
 def _all_if_empty(dim):

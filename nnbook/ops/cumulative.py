@@ -71,8 +71,9 @@ class CumMax(CumSum):
         self.axis = normalize_dim(self, self.dim, x.ndim)
         a = np.atleast_1d(x)
         best = self.running(a, axis=self.axis)
-        # The running best m only grows, so the element it came from is the last j with
-        # x_j == m_j (a NaN is its own best): positions of those hits, carried forward.
+        # The running best m only gets better, so the element it came from is the last
+        # j <= i with x_j == m_j (a NaN is its own best): the positions of those hits,
+        # carried forward by a running max.
         hit = (a == best) | np.isnan(a) if a.dtype.kind == "f" else a == best
         shape = [1] * a.ndim
         shape[self.axis] = a.shape[self.axis]

@@ -184,7 +184,7 @@ def erfinv(x: np.ndarray) -> np.ndarray:
     near_one = a > 0.5
     y = np.where(np.isfinite(y), y, 0.0)  # (a = 1 and beyond are set at the end)
     slope = 2 / math.sqrt(math.pi)
-    for _ in range(5):
+    for _ in range(5):  # (erfc' = -erf', so its step's residual has the other sign)
         residual = np.where(near_one, _erfc(y) - (1 - a), a - _erf(y))
         y = y + residual / (slope * np.exp(-y * y))
     y = np.where(a == 1, np.inf, np.where(a > 1, np.nan, y))

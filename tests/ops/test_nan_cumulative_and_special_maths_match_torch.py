@@ -177,3 +177,16 @@ def test_in_place_forms_match_torch(rng):
     assert ints_mine.tolist() == ints_theirs.tolist() and ints_mine.dtype == nb.int64
     with_nan = nb.tensor([np.nan, np.inf])
     assert nb.nan_to_num_(with_nan) is with_nan and with_nan[0].item() == 0
+
+
+@pytest.mark.parametrize("name", ["erfc", "erfinv", "xlogy", "logaddexp", "logaddexp2",
+                                  "hypot", "fmod", "nansum", "nanmean", "logcumsumexp",
+                                  "cummax", "diff", "nan_to_num"])
+def test_float32_stays_float32_as_in_torch(rng, name):
+    def fn(m, x):
+        if name in ("xlogy", "logaddexp", "logaddexp2", "hypot", "fmod"):
+            return getattr(m, name)(x, x.flip(0) + 0.5)
+        if name in ("logcumsumexp", "cummax"):
+            return getattr(m, name)(x, 1)
+        return getattr(m, name)(x * 0.9 if name == "erfinv" else x)
+    check(fn, [lambda r: r.uniform(0.05, 1, (7, 5)).astype(np.float32)], rng, tol=1e-6)
