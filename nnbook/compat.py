@@ -139,6 +139,11 @@ DIFFERENCES = [
                "\"derivative ... is not implemented\"", "their results never require grad "
                "(nor do `histc`'s, as in PyTorch)", "counts are flat in the values: a "
                "gradient that fails later is worse than none"),
+    Difference("maths", "`searchsorted` and `bucketize` on a sorted sequence that ends in "
+               "NaN give positions that depend on the steps of the binary search "
+               "(`searchsorted([1., nan], 1.)` is 2)", "NaN counts as the largest value, "
+               "as `sort` places it: numbers go before the NaN, a NaN after every number "
+               "(numpy's rule)", "one order for sorting and searching"),
     Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
                "tensor that requires grad records an op whose backward cannot run",
                "`unique` always sorts, and its result never requires grad",

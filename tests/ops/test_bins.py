@@ -80,6 +80,10 @@ def test_searchsorted_bucketize_and_isin_as_numpy(rng):
     assert nb.isin(nb.tensor(small), nb.tensor(test), invert=True).tolist() == \
         (~np.isin(small, test)).tolist()
     assert nb.isin(3, nb.tensor([1, 3])).item() is True
+    # NaN sorts last (as sort places it): numbers before it, NaN after the numbers
+    with_nan = nb.tensor([1.0, 2.0, np.nan, np.nan])
+    assert nb.searchsorted(with_nan, nb.tensor([2.0, 5.0, np.nan])).tolist() == [1, 2, 2]
+    assert nb.searchsorted(with_nan, nb.tensor([2.0, np.nan]), right=True).tolist() == [2, 4]
 
 
 def test_histogram_is_pytorchs_named_tuple_and_nothing_requires_grad(rng):
