@@ -45,6 +45,7 @@ from .creation import (
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -101,6 +102,7 @@ from .errors import (
 from .functions import *  # noqa: F403  (nb.exp(x), nb.sum(x, 1), ...: the tensor methods)
 from .kernels import get_num_threads, set_num_threads
 from .notes import NnbookNote
+from .printing import set_printoptions
 from .random import (
     Generator,
     default_generator,

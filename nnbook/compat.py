@@ -52,7 +52,8 @@ DIFFERENCES = [
                "`nb.NnbookError`", "each says where, what came, the values and a hint, and is "
                "the builtin a Python user would catch; `except RuntimeError` written for "
                "PyTorch does not catch them"),
-    Difference("errors", "`int_tensor // 0` and `int_tensor % 0` raise a RuntimeError whose "
+    Difference("errors", "`int_tensor // 0`, `int_tensor % 0` and `int_tensor.fmod(0)` raise a "
+               "RuntimeError whose "
                "text is \"ZeroDivisionError\"", "they raise InputError (a `ValueError`), not "
                "a `ZeroDivisionError`", "no nnbook error class derives from ZeroDivisionError"),
     # -- tensors -----------------------------------------------------------------------
@@ -133,6 +134,16 @@ DIFFERENCES = [
     Difference("maths", "the order of equal values from `sort` (unless `stable=True`) and "
                "`topk` is unspecified", "`sort` is always stable and `topk` takes the first "
                "of equal values", "the same input gives the same indices everywhere"),
+    Difference("maths", "`histogram` of a tensor that requires grad, and `bincount` with "
+               "such weights, give results that require grad, whose backward raises "
+               "\"derivative ... is not implemented\"", "their results never require grad "
+               "(nor do `histc`'s, as in PyTorch)", "counts are flat in the values: a "
+               "gradient that fails later is worse than none"),
+    Difference("maths", "`searchsorted` and `bucketize` on a sorted sequence that ends in "
+               "NaN give positions that depend on the steps of the binary search "
+               "(`searchsorted([1., nan], 1.)` is 2)", "NaN counts as the largest value, "
+               "as `sort` places it: numbers go before the NaN, a NaN after every number "
+               "(numpy's rule)", "one order for sorting and searching"),
     Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
                "tensor that requires grad records an op whose backward cannot run",
                "`unique` always sorts, and its result never requires grad",

@@ -251,6 +251,23 @@ def rand_like(input, dtype=None, device=None, requires_grad=False, generator=Non
                 requires_grad=requires_grad, generator=generator)
 
 
+def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, device=None,
+                 requires_grad=False, **kwargs) -> Tensor:
+    """Integers in [low, high) in ``input``'s shape (and dtype, unless ``dtype`` is given):
+    ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    bounds = list(args) + [v for v in (low, high) if v is not None]
+    if len(bounds) == 1 and low is not None:
+        bounds = [low, None]  # low= alone: the message below asks for high
+    if len(bounds) not in (1, 2) or None in bounds:
+        raise ArgumentError(message(
+            f"randint_like needs high (and low, if not 0), got {tuple(args)!r} by position, "
+            f"low={low!r}, high={high!r}.", where="nb.randint_like",
+            hint="e.g. nb.randint_like(x, 10) or nb.randint_like(x, low=2, high=10)."))
+    return randint(*bounds, input.shape, generator=generator,
+                   dtype=input.dtype if dtype is None else dtype, device=device,
+                   requires_grad=requires_grad)
+
+
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
             **kwargs) -> Tensor:
     """Integers in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""

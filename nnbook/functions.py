@@ -16,9 +16,9 @@ from . import dtypes
 from .creation import no_out
 from .errors import InputError, ShapeError, fmt_shape, message
 from .methods.maths import quotient, scaled
+from .ops import bins, explog, ternary
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
-from .ops import ternary
 from .tensor import Tensor, _as, _binary, _wrap, apply
 
 
@@ -40,10 +40,13 @@ METHODS = (
     "logit", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh",
     "acosh", "atanh", "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh",
     "arctanh", "absolute", "neg", "negative", "sign", "floor", "ceil", "trunc", "fix",
-    "round", "frac", "clamp_min", "clamp_max", "maximum", "minimum", "lerp",
+    "round", "frac", "clamp_min", "clamp_max", "maximum", "minimum", "lerp", "erfc", "erfinv",
+    "logaddexp", "logaddexp2", "hypot", "fmod", "nan_to_num", "erfc_", "xlogy_",
+    "nan_to_num_",
     # reductions (methods/reductions.py)
     "prod", "cumsum", "cumprod", "var", "std", "logsumexp", "norm", "count_nonzero", "min",
-    "amax", "amin", "argmin", "median", "kthvalue", "mode",
+    "amax", "amin", "argmin", "median", "kthvalue", "mode", "nansum", "nanmean", "diff",
+    "cummax", "cummin", "logcumsumexp", "bincount", "histc", "histogram",
     # comparisons (methods/comparisons.py)
     "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "isclose", "allclose", "equal", "isnan", "isinf", "isfinite",
@@ -111,6 +114,58 @@ def _no_out(name, out):
 def pow(input, exponent):
     """input ** exponent; ``input`` may be a number when ``exponent`` is a tensor."""
     return input.pow(exponent) if isinstance(input, Tensor) else exponent.__rpow__(input)
+
+
+def remainder(input, other):
+    """input % other: the remainder with the sign of ``other`` (Python's %); ``input``
+    may be a number."""
+    return _binary(ew.Remainder(), input, other)
+
+
+def floor_divide(input, other):
+    """input // other: the quotient rounded down; ``input`` may be a number."""
+    return _binary(ew.FloorDiv(), input, other)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0; either may be a number."""
+    return _binary(explog.Xlogy(), input, other)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """For each of ``elements``, whether it is one of ``test_elements`` (either may be a
+    number); ``invert=True`` asks whether it is not.  ``assume_unique`` changes nothing."""
+    found = bins.isin(_values(elements), _values(test_elements), invert)
+    return _wrap(np.asarray(found))
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each of ``values`` would go in ``sorted_sequence`` (along its last dim) to
+    keep it sorted: before equal elements, or after them with ``right=True`` or
+    ``side='right'``; ``sorter`` gives the order of an unsorted sequence."""
+    found = bins.searchsorted(_values(sorted_sequence), _values(values), right, side,
+                              None if sorter is None else _values(sorter), out_int32,
+                              "nb.searchsorted")
+    return _wrap(np.asarray(found))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value among sorted ``boundaries`` (1-D): i where
+    boundaries[i-1] < x <= boundaries[i] (with ``right=True``: <= x <)."""
+    edges = _values(boundaries)
+    if edges.ndim != 1:
+        raise ShapeError(message(
+            f"boundaries must be 1-D, got {edges.ndim}-D {fmt_shape(edges.shape)}.",
+            where="nb.bucketize", hint="for one row of boundaries per row of values use "
+            "nb.searchsorted."))
+    return _wrap(np.asarray(bins.searchsorted(edges, _values(input), right, None, None,
+                                              out_int32, "nb.bucketize")))
+
+
+def _values(x) -> np.ndarray:
+    """A tensor's array, or a Python number as a 0-d array."""
+    return x._array if isinstance(x, Tensor) else np.asarray(x)
 
 
 def where(condition, input=None, other=None):
@@ -203,4 +258,6 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract", "multiply",
                            "divide", "pow", "where", "einsum", "broadcast_shapes",
-                           "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean"]
+                           "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean",
+                           "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
+                           "bucketize"]

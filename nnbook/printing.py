@@ -7,6 +7,7 @@
             [3, 4]])                     rows line up under the first bracket
 
 More than 1000 elements are summarised with '...' (three from each end).
+``nb.set_printoptions`` changes these choices, as ``torch.set_printoptions`` does.
 """
 from __future__ import annotations
 
@@ -14,7 +15,40 @@ import math
 
 import numpy as np
 
+from .errors import InputError, message
+
 PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH = 4, 1000, 3, 80
+SCI_MODE = None  # None: scientific notation when the numbers need it; True or False: always
+# the option sets of set_printoptions(profile=...): precision, threshold, edgeitems, linewidth
+PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+            "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None) -> None:
+    """How tensors print from now on, as ``torch.set_printoptions``: ``precision`` digits
+    after the point, a summary with '...' above ``threshold`` elements showing
+    ``edgeitems`` at each end, lines of ``linewidth`` characters, and ``sci_mode``
+    True or False to force scientific notation on or off (None: chosen by the numbers).
+    ``profile`` ('default', 'short' or 'full') sets the first four, before the others."""
+    global PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH, SCI_MODE
+    if profile is not None:
+        if profile not in PROFILES:
+            raise InputError(message(
+                f"profile must be one of {', '.join(map(repr, PROFILES))}, got {profile!r}.",
+                where="nb.set_printoptions", hint="'full' prints every element."))
+        PRECISION, THRESHOLD, EDGE_ITEMS, LINE_WIDTH = PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                  or value < 0):
+            raise InputError(message(f"{name} must be a number >= 0, got {value!r}.",
+                                     where="nb.set_printoptions", hint=f"e.g. {name}=4."))
+    PRECISION = PRECISION if precision is None else int(precision)
+    THRESHOLD = THRESHOLD if threshold is None else threshold
+    EDGE_ITEMS = EDGE_ITEMS if edgeitems is None else int(edgeitems)
+    LINE_WIDTH = LINE_WIDTH if linewidth is None else int(linewidth)
+    SCI_MODE = sci_mode  # as PyTorch: every call sets it, None giving the automatic choice
 
 
 class _Formatter:
@@ -36,6 +70,7 @@ class _Formatter:
             return
         big, small = np.abs(finite).max(), np.abs(finite).min()
         self.sci = big / small > 1000.0 or big > 1.0e8 or (not self.whole and small < 1.0e-4)
+        self.sci = self.sci if SCI_MODE is None else bool(SCI_MODE)
         for v in finite.tolist():
             self.width = max(self.width, len(self._plain(v)) + (self.whole and not self.sci))
 

@@ -189,6 +189,26 @@ MISTAKES = [
             "if step.layer in INDEX_LAYERS and not name else name",
             "if False else name",
             "token indices into an Embedding labelled as features"),
+    # -- remainders, running maxima, NaN-skipping means and special functions ------------------
+    Mistake("fmod-floor", "nnbook/ops/elementwise.py",
+            "-grad_out * np.trunc(self.a / self.b)", "-grad_out * np.floor(self.a / self.b)",
+            "fmod's gradient for b written with floor, the rule of %"),
+    Mistake("logcumsumexp-sign", "nnbook/ops/cumulative.py",
+            "grad = grad + sign * np.exp(x + tail)", "grad = grad + np.exp(x + tail)",
+            "the negative part of the incoming gradient added as if positive"),
+    Mistake("nanmean-nan-share", "nnbook/ops/reduce.py",
+            "/ self.count * self.counted,)", "/ self.count,)",
+            "the NaN places given a share of nanmean's gradient"),
+    Mistake("erfinv-near-one", "nnbook/ops/explog.py",
+            "near_one = a > 0.5", "near_one = a > 1",
+            "Newton's step on erf also near +-1, where erf(y) rounds to 1"),
+    Mistake("xlogy-nan", "nnbook/ops/explog.py",
+            "zero = (x == 0) & ~np.isnan(y)", "zero = x == 0",
+            "0 log NaN taken as 0"),
+    Mistake("cummax-nan", "nnbook/ops/cumulative.py",
+            "hit = (a == best) | np.isnan(a) if a.dtype.kind == \"f\" else a == best",
+            "hit = a == best",
+            "a NaN never taken as the running maximum (NaN == NaN is false)"),
 ]
 
 

@@ -91,6 +91,30 @@ class InPlace:
     def lerp_(self, end, weight):
         return self._write(ternary.Lerp(), end, weight, name="lerp_")
 
+    def erfc_(self):
+        return self._write(explog.Erfc(), name="erfc_")
+
+    def erfinv_(self):
+        return self._write(explog.Erfinv(), name="erfinv_")
+
+    def xlogy_(self, other):
+        return self._write(explog.Xlogy(), other, name="xlogy_")
+
+    def hypot_(self, other):
+        return self._write(trig.Hypot(), other, name="hypot_")
+
+    def fmod_(self, other):
+        return self._write(ew.Fmod(), other, name="fmod_")
+
+    def remainder_(self, other):
+        return self._write(ew.Remainder(), other, name="remainder_")
+
+    def floor_divide_(self, other):
+        return self._write(ew.FloorDiv(), other, name="floor_divide_")
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return self._write(ew.NanToNum(nan, posinf, neginf), name="nan_to_num_")
+
     # -- by index and by mask ------------------------------------------------------------------
     def tril_(self, diagonal=0):
         return self._write(linalg.Tril(diagonal), name="tril_")

@@ -125,6 +125,24 @@ class Maths:
     def logit(self, eps=None):
         return self._op(explog.Logit(eps), self._floating())
 
+    def erfc(self):
+        return self._op(explog.Erfc(), self._floating())
+
+    def erfinv(self):
+        return self._op(explog.Erfinv(), self._floating())
+
+    def xlogy(self, other):
+        """self * log(other), and 0 where self is 0 (0 log 0 = 0)."""
+        return self._binary(explog.Xlogy(), other)
+
+    def logaddexp(self, other):
+        """log(exp(self) + exp(other)), without overflow."""
+        return self._binary(explog.LogAddExp(), other)
+
+    def logaddexp2(self, other):
+        """log2(2**self + 2**other), without overflow."""
+        return self._binary(explog.LogAddExp2(), other)
+
     # -- trigonometric and hyperbolic -----------------------------------------------------
     def sin(self):
         return self._op(trig.Sin(), self._floating())
@@ -164,6 +182,10 @@ class Maths:
 
     def atanh(self):
         return self._op(trig.Atanh(), self._floating())
+
+    def hypot(self, other):
+        """sqrt(self**2 + other**2), without overflow."""
+        return self._binary(trig.Hypot(), other)
 
     arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
@@ -215,6 +237,16 @@ class Maths:
 
     def frac(self):
         return self._op(rounding.Frac(), self)
+
+    def fmod(self, other):
+        """The remainder of self / other with self's sign (C's fmod); ``%`` and
+        ``remainder`` give it other's sign (Python's %)."""
+        return self._binary(ew.Fmod(), other)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        """NaN, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (by default 0
+        and the dtype's largest and smallest finite values)."""
+        return self._op(ew.NanToNum(nan, posinf, neginf), self)
 
     # -- bounds, choices, blends ------------------------------------------------------------
     def clamp(self, min=None, max=None):

@@ -7,11 +7,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import context
+from .. import context, dtypes
 from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
+from ..ops import bins as binning
 from ..ops import cumulative, reduce, statistics
 from ..ops import elementwise as ew
 from ..ops.selection import Gather
+from ..ops.shape import Cat
 from .selection import order_of
 
 MaxResult = namedtuple("max", ["values", "indices"])
@@ -19,6 +21,9 @@ MinResult = namedtuple("min", ["values", "indices"])
 MedianResult = namedtuple("median", ["values", "indices"])
 ModeResult = namedtuple("mode", ["values", "indices"])
 KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
+HistogramResult = namedtuple("histogram", binning.HISTOGRAM_FIELDS)
 
 
 def numpy_names(dim, keepdim, axis, keepdims):
@@ -69,6 +74,84 @@ class Reductions:
     def cumprod(self, dim=None, *, dtype=None, axis=None):
         dim = self._required_dim(dim, axis, "cumprod")
         return self._op(cumulative.CumProd(dim), self._counting(dtype))
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        """The sum of the elements that are not NaN; NaN places get gradient 0."""
+        return self._op(reduce.NanSum(_all_if_empty(dim), keepdim), self._counting(dtype))
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        """The mean of the elements that are not NaN (their sum over their count)."""
+        x = self if dtype is None or self._array.dtype.kind != "f" else self.to(dtype)
+        return self._op(reduce.NanMean(_all_if_empty(dim), keepdim), x)
+
+    def cummax(self, dim):
+        """(values, indices): the largest value so far along ``dim``, and where it is."""
+        return self._running_best(cumulative.CumMax(dim), CummaxResult)
+
+    def cummin(self, dim):
+        """(values, indices): the smallest value so far along ``dim``, and where it is."""
+        return self._running_best(cumulative.CumMin(dim), CumminResult)
+
+    def _running_best(self, op, result):
+        values = self._op(op, self)
+        if context.shape_only():  # no values, so no positions: zeros of the right shape
+            return result(values, self._new(np.zeros(values.shape, np.int64)))
+        return result(values, self._new(op.indices()))
+
+    def logcumsumexp(self, dim):
+        """log(cumsum(exp(x))) along ``dim``, without overflow."""
+        return self._op(cumulative.LogCumSumExp(dim), self)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        """x[1:] - x[:-1] along ``dim``, ``n`` times (``!=`` for bools), after putting
+        ``prepend`` before and ``append`` after x along ``dim``."""
+        where = "Tensor.diff"
+        if self.ndim == 0:
+            raise ShapeError(message("diff needs at least one dimension, got a 0-d tensor.",
+                                     where=where, hint="a 0-d tensor holds one number: "
+                                     "there is nothing to subtract it from."))
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise InputError(message(f"n (how many times to difference) must be an int "
+                                     f">= 0, got {n!r}.", where=where, hint="e.g. n=1."))
+        d = self._dim(dim, "diff")
+        x = self
+        ends = [t for t in (prepend, self, append) if t is not None]
+        if len(ends) > 1:
+            for t in ends:
+                if not self._is_tensor(t) or t.ndim != self.ndim:
+                    raise ShapeError(message(
+                        f"prepend and append must be tensors with the input's {self.ndim} "
+                        f"dimension(s), got {_described(t)}.", where=where,
+                        hint="e.g. prepend=x[..., :1] (a slice keeps the dims)."))
+            dtype = dtypes.result_type(*ends)
+            x = self._op(Cat(d), *[t._cast(dtype) for t in ends])
+        along = (slice(None),) * d
+        for _ in range(n):
+            later, earlier = x[along + (slice(1, None),)], x[along + (slice(None, -1),)]
+            x = later != earlier if x._array.dtype.kind == "b" else later - earlier
+        return x
+
+    # -- counts and histograms (no gradient, as in PyTorch) -------------------------------
+    def bincount(self, weights=None, minlength=0):
+        """counts[v]: how many times each whole number v >= 0 occurs (or the sum of the
+        ``weights`` at its places)."""
+        w = None if weights is None else (weights._array if self._is_tensor(weights)
+                                          else np.asarray(weights))
+        return self._new(binning.bincount(self._array, w, minlength, "Tensor.bincount"))
+
+    def histc(self, bins=100, min=0, max=0):
+        """Counts in ``bins`` bins of equal width over [min, max] (min = max = 0: the
+        values' own range); values outside are not counted."""
+        return self._new(binning.histc(self._array, bins, min, max, "Tensor.histc"))
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        """(hist, bin_edges): counts in ``bins`` equal bins over ``range`` (default: the
+        values' range), or between the edges a tensor ``bins`` gives."""
+        edges = bins._array if self._is_tensor(bins) else bins
+        w = None if weight is None else weight._array
+        hist, edges = binning.histogram(self._array, edges, range, w, density,
+                                        "Tensor.histogram")
+        return HistogramResult(self._new(hist), self._new(edges))
 
     def _required_dim(self, dim, axis, name):
         dim = dim if axis is None else axis
@@ -256,3 +339,13 @@ class Reductions:
             return None
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         return tuple(self._dim(d, name) for d in dims) if self.ndim else None
+
+
+def _all_if_empty(dim):
+    """dim=() or [] means every dim, as PyTorch's nansum and nanmean read it."""
+    return None if isinstance(dim, (tuple, list)) and not dim else dim
+
+
+def _described(t) -> str:
+    shape = getattr(t, "shape", None)
+    return f"a {len(shape)}-D tensor {fmt_shape(shape)}" if shape is not None else repr(t)

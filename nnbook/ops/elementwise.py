@@ -138,6 +138,27 @@ class Remainder(Binary):
         return grad_out, (-grad_out * np.floor_divide(self.a, self.b) if need_b else None)
 
 
+class Fmod(Binary):
+    """fmod(a, b): the remainder with the sign of a, as C's fmod (a % b takes b's sign)."""
+
+    name = "fmod"
+
+    def check_operands(self, a, b, dtype):
+        if _is_bool(a) and _is_bool(b):
+            self.fail("fmod of two bools is not defined (as in PyTorch).", cls=DTypeError,
+                      values=_operands(a, b),
+                      hint="convert one of them first: mask.long().fmod(other).")
+
+    def forward(self, a, b):
+        _refuse_integer_zero(self, b)
+        self.a, self.b = (a, b) if self.needs_input_grad[1] else (None, None)
+        return np.fmod(a, b)  # 1.0 fmod 0 is NaN
+
+    def backward(self, grad_out):  # z = a - b trunc(a / b);  dz/da = 1, dz/db = -trunc(a / b)
+        need_b = self.needs_input_grad[1]
+        return grad_out, (-grad_out * np.trunc(self.a / self.b) if need_b else None)
+
+
 _floor_divide = quiet(np.floor_divide)  # 1.0 // 0 is inf
 
 
@@ -394,6 +415,14 @@ def _refuse_two_bools(op: Op, a, b, symbol: str) -> None:
                 hint=f"convert one of them first: mask.long() {symbol} other.")
 
 
+def refuse_integers(op: Op, dtype) -> None:
+    """For the binary ops PyTorch computes on floats only (logaddexp, hypot)."""
+    if dtype.kind != "f":
+        op.fail(f"{op.name} needs floating point operands, got {dtype.name} (as in "
+                "PyTorch).", cls=DTypeError,
+                hint=f"convert first: a.float().{op.name}(b.float()).")
+
+
 def _refuse_integer_zero(op: Op, b) -> None:
     """Integer division by zero has no answer (floats give inf or NaN)."""
     if b.dtype.kind in "iub" and not np.all(b):
@@ -402,6 +431,26 @@ def _refuse_integer_zero(op: Op, b) -> None:
                 f"({b.dtype.name}) are 0",
                 hint="keep zeros out of the divisor, or divide floats: x.float() // y "
                 "gives inf there.")
+
+
+class NanToNum(Unary):
+    """NaN, inf and -inf replaced by numbers: by default 0 and the dtype's largest and
+    smallest finite values.  Integers and bools have none of them and stay as they are."""
+
+    name = "nan_to_num"
+
+    def __init__(self, nan=0.0, posinf=None, neginf=None):
+        self.nan, self.posinf, self.neginf = nan, posinf, neginf
+
+    def forward(self, x):
+        self.finite = np.isfinite(x)
+        if x.dtype.kind != "f":
+            return x.copy()
+        # numpy converts the numbers to x's dtype (posinf=1e300 is inf in float32, as PyTorch)
+        return np.nan_to_num(x, nan=self.nan, posinf=self.posinf, neginf=self.neginf)
+
+    def backward(self, grad_out):  # y = x where x is finite, a constant elsewhere
+        return (np.where(self.finite, grad_out, 0),)
 
 
 class Compare(Binary):

@@ -63,8 +63,8 @@ class Mean(Sum):
     def infer(self, x):
         if x.dtype.kind != "f":
             self.fail(
-                f"mean needs a floating point tensor, got {x.dtype.name}.",
-                hint="convert first: x.float().mean().",
+                f"{self.name} needs a floating point tensor, got {x.dtype.name}.",
+                hint=f"convert first: x.float().{self.name}().",
                 cls=DTypeError,
             )
         return super().infer(x)
@@ -80,6 +80,41 @@ class Mean(Sum):
     def backward(self, grad_out):  # y = sum_i x_i / n;  dy/dx_i = 1/n
         grad = _expand(grad_out, self.axes, self.keepdim) / self.count
         return (np.broadcast_to(grad, self.in_shape),)
+
+
+class NanSum(Sum):
+    """The sum of the elements that are not NaN (0 if all are)."""
+
+    name = "nansum"
+
+    def forward(self, x):
+        self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
+        self.counted = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, bool)
+        return np.nansum(x, axis=self.axes, keepdims=self.keepdim)
+
+    def backward(self, grad_out):  # y = sum of the x_i that are not NaN;  dy/dx_i = 1 or 0
+        # a product, as PyTorch's: an infinite grad_out (from nanmean of only NaNs, below)
+        # gives NaN at the NaN places too
+        return (_expand(grad_out, self.axes, self.keepdim) * self.counted,)
+
+
+class NanMean(Mean):
+    """The mean of the elements that are not NaN: their sum over their count (NaN if
+    every element is NaN)."""
+
+    name = "nanmean"
+
+    def forward(self, x):
+        self.in_shape, self.axes = x.shape, reduced_axes(self, x.ndim, self.dim)
+        self.counted = ~np.isnan(x)
+        self.count = self.counted.sum(axis=self.axes, keepdims=True).astype(x.dtype)
+        total = np.nansum(x, axis=self.axes, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            y = total / self.count  # 0 / 0 is NaN: the mean of no values
+        return y if self.keepdim else np.squeeze(y, axis=self.axes)
+
+    def backward(self, grad_out):  # y = sum of the counted x_i / count;  dy/dx_i = 1/count or 0
+        return (_expand(grad_out, self.axes, self.keepdim) / self.count * self.counted,)
 
 
 class Max(Op):

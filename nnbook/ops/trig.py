@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .elementwise import Binary, Unary
+from .elementwise import Binary, Unary, refuse_integers
 
 
 class Sin(Unary):
@@ -96,6 +96,24 @@ class Atan2(Binary):
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = grad_out / (self.a * self.a + self.b * self.b)  # r2 = a**2 + b**2
         return scale * self.b, -scale * self.a
+
+
+class Hypot(Binary):
+    """sqrt(a**2 + b**2), the length of (a, b), without overflow (numpy's hypot)."""
+
+    name = "hypot"
+    keeps_output = True
+
+    def check_operands(self, a, b, dtype):
+        refuse_integers(self, dtype)
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        self.z = np.hypot(a, b)
+        return self.z
+
+    def backward(self, grad_out):  # z = sqrt(a**2 + b**2);  dz/da = a / z, dz/db = b / z
+        return grad_out * self.a / self.z, grad_out * self.b / self.z
 
 
 class Sinh(Unary):

@@ -22,6 +22,7 @@ from nnbook.ops import (
     ternary,
     trig,
 )
+from nnbook.ops import elementwise as ew
 from nnbook.ops.base import Spec
 from nnbook.tensor import apply
 
@@ -33,9 +34,20 @@ OPS = [
         trig.Sin, trig.Cos, trig.Tan, trig.Asin, trig.Acos, trig.Atan, trig.Sinh, trig.Cosh,
         trig.Asinh, trig.Acosh, trig.Atanh, explog.Exp2, explog.Expm1, explog.Log2,
         explog.Log10, explog.Log1p, explog.Rsqrt, explog.Square, explog.Reciprocal,
-        explog.Erf, rounding.Floor, rounding.Ceil, rounding.Trunc, rounding.Sign,
-        rounding.Frac)],
+        explog.Erf, explog.Erfc, explog.Erfinv, rounding.Floor, rounding.Ceil,
+        rounding.Trunc, rounding.Sign, rounding.Frac)],
     (lambda: trig.Atan2(), [X, ((7, 1), F64)]),
+    (lambda: trig.Hypot(), [X, ((7, 1), F64)]),
+    (lambda: ew.Fmod(), [X, ((5,), F64)]),
+    (lambda: ew.NanToNum(1.0, 2.0), [X]),
+    (lambda: explog.Xlogy(), [X, ((7, 5), F64)]),
+    (lambda: explog.LogAddExp(), [X, ((3, 1, 5), F64)]),
+    (lambda: explog.LogAddExp2(), [X, ((5,), F64)]),
+    (lambda: reduce.NanSum((0, 2)), [X]),
+    (lambda: reduce.NanMean(1, True), [X]),
+    (lambda: cumulative.CumMax(1), [X]),
+    (lambda: cumulative.CumMin(-1), [X]),
+    (lambda: cumulative.LogCumSumExp(0), [X]),
     (lambda: explog.Softplus(2.0, 3.0), [X]),
     (lambda: explog.Logit(0.1), [X]),
     (lambda: rounding.Round(2), [X]),
