@@ -144,6 +144,10 @@ DIFFERENCES = [
                "(`searchsorted([1., nan], 1.)` is 2)", "NaN counts as the largest value, "
                "as `sort` places it: numbers go before the NaN, a NaN after every number "
                "(numpy's rule)", "one order for sorting and searching"),
+    Difference("maths", "`var(dim=())` and `std(dim=())` reduce every dim (as `sum(dim=())` "
+               "does) but their gradient is inf or NaN everywhere",
+               "the same values, and the gradient of the variance over every element",
+               "a gradient that is wrong for a correct program is a bug to leave out"),
     Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
                "tensor that requires grad records an op whose backward cannot run",
                "`unique` always sorts, and its result never requires grad",

@@ -77,22 +77,23 @@ class Reductions:
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None):
         """The sum of the elements that are not NaN; NaN places get gradient 0."""
-        return self._op(reduce.NanSum(_all_if_empty(dim), keepdim), self._counting(dtype))
+        return self._op(reduce.NanSum(dim, keepdim), self._counting(dtype))
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None):
         """The mean of the elements that are not NaN (their sum over their count)."""
         x = self if dtype is None or self._array.dtype.kind != "f" else self.to(dtype)
-        return self._op(reduce.NanMean(_all_if_empty(dim), keepdim), x)
+        return self._op(reduce.NanMean(dim, keepdim), x)
 
     def cummax(self, dim):
         """(values, indices): the largest value so far along ``dim``, and where it is."""
-        return self._running_best(cumulative.CumMax(dim), CummaxResult)
+        return self._values_and_indices(cumulative.CumMax(dim), CummaxResult)
 
     def cummin(self, dim):
         """(values, indices): the smallest value so far along ``dim``, and where it is."""
-        return self._running_best(cumulative.CumMin(dim), CumminResult)
+        return self._values_and_indices(cumulative.CumMin(dim), CumminResult)
 
-    def _running_best(self, op, result):
+    def _values_and_indices(self, op, result):
+        """``result(values, indices)`` of an op that also finds positions (op.indices())."""
         values = self._op(op, self)
         if context.shape_only():  # no values, so no positions: zeros of the right shape
             return result(values, self._new(np.zeros(values.shape, np.int64)))
@@ -205,7 +206,7 @@ class Reductions:
         axes = None if dim is None else tuple(
             self._dim(d, "count_nonzero") for d in (dim if isinstance(dim, (tuple, list))
                                                     else (dim,)))
-        axes = None if self.ndim == 0 else axes  # a 0-d tensor's dim 0 is the tensor
+        axes = None if self.ndim == 0 or axes == () else axes  # () means every dim
         return self._new(np.asarray(np.count_nonzero(self._array, axis=axes), dtype=np.int64))
 
     # -- max, min and friends ------------------------------------------------------------
@@ -215,9 +216,9 @@ class Reductions:
         if self._is_tensor(dim):
             return self._binary(ew.Maximum(), dim)
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
-        op = reduce.Max(dim, keepdim)
-        values = self._op(op, self)
-        return values if dim is None else MaxResult(values, self._new(op.indices()))
+        if dim is None:
+            return self._op(reduce.Max(dim, keepdim), self)
+        return self._values_and_indices(reduce.Max(dim, keepdim), MaxResult)
 
     def min(self, dim=None, keepdim=False, *, axis=None, keepdims=None):
         """min() of every element; ``min(dim)`` gives (values, indices); ``min(other)`` is
@@ -225,9 +226,9 @@ class Reductions:
         if self._is_tensor(dim):
             return self._binary(ew.Minimum(), dim)
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
-        op = reduce.Min(dim, keepdim)
-        values = self._op(op, self)
-        return values if dim is None else MinResult(values, self._new(op.indices()))
+        if dim is None:
+            return self._op(reduce.Min(dim, keepdim), self)
+        return self._values_and_indices(reduce.Min(dim, keepdim), MinResult)
 
     def amax(self, dim=(), keepdim=False, *, axis=None, keepdims=None):
         """The largest values over ``dim`` (default: every element); ties share the
@@ -339,11 +340,6 @@ class Reductions:
             return None
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         return tuple(self._dim(d, name) for d in dims) if self.ndim else None
-
-
-def _all_if_empty(dim):
-    """dim=() or [] means every dim, as PyTorch's nansum and nanmean read it."""
-    return None if isinstance(dim, (tuple, list)) and not dim else dim
 
 
 def _described(t) -> str:

@@ -8,8 +8,9 @@ from .base import Op, normalize_dim
 
 
 def reduced_axes(op: Op, ndim: int, dim) -> tuple:
-    """``dim`` (None, an int or a tuple of ints) as sorted, non-negative axes."""
-    if dim is None:
+    """``dim`` (None, an int or a tuple of ints) as sorted, non-negative axes.  None and
+    an empty tuple both mean every dim, as PyTorch's sum, mean, var and norm read them."""
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     axes = [normalize_dim(op, d, ndim) for d in dims]

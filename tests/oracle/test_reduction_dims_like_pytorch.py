@@ -66,3 +66,26 @@ def test_reducing_over_a_dim_matches_pytorch_with_ties(shape, data, name, keepdi
     dim = data.draw(st.integers(-ndim - 1, ndim))  # one out of range at either end
     values = rng.integers(-2, 3, shape).astype(np.float64)  # few values: many ties
     run_both(name, values, dim, keepdim, rng)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "nansum", "nanmean", "var", "std", "norm",
+                                  "amax", "amin", "count_nonzero", "all", "any"])
+@pytest.mark.parametrize("dim", [(), []])
+def test_an_empty_dim_tuple_reduces_as_in_pytorch(name, dim):
+    # sum(dim=()) reduces every dim in PyTorch (all and any reduce none): the same here,
+    # with the same gradients
+    data = np.random.default_rng(3).standard_normal((2, 3, 5))
+    for keepdim in ((None,) if name == "count_nonzero" else (False, True)):
+        kwargs = {} if keepdim is None else {"keepdim": keepdim}
+        x, tx = nb.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        if name in ("all", "any", "count_nonzero"):
+            x, tx = x.detach(), tx.detach()
+        out, tout = getattr(x, name)(dim=dim, **kwargs), getattr(tx, name)(dim=dim, **kwargs)
+        assert_same(out, tout, f"{name}(dim={dim!r}, {kwargs})")
+        if tout.requires_grad:
+            out.sum().backward()
+            if name in ("var", "std"):  # PyTorch's gradient is inf here (docs/pytorch.md)
+                tx = torch.tensor(data, requires_grad=True)
+                tout = getattr(tx, name)(dim=None, **kwargs)
+            tout.sum().backward()
+            assert_same(x.grad, tx.grad, f"{name}(dim={dim!r}, {kwargs}): gradient")
