@@ -7,8 +7,8 @@ every array is made once per sequence and each step writes into views of it:
 * the gates' input share and b_hh are added for all steps at once, before the loop;
 * the sigmoids are computed with the g gate's tanh, in one call for all four gates;
 * h_{t-1} for every step sits in one (T + 1, B, H) array, so dW_hh is one product;
-* the backward multiplies by derivative factors computed a few steps at a time before
-  they are needed (i (1 - i), ...), leaving eight numpy calls a step.
+* the backward multiplies by derivative factors computed for all steps at once before
+  its loop (i (1 - i), ...), leaving eight numpy calls a step.
 
 The numbers agree with the reference to rounding (tests/ops/test_recurrent_ops.py): the
 sigmoid through tanh is within a few units in the last place of 1 (not of tiny values).
@@ -20,10 +20,6 @@ import numpy as np
 from ..ops.base import quiet, register_kernel
 from ..ops.recurrent import LSTMSequence
 from .memory import keep_freed_memory
-
-# Steps whose derivative factors are computed together: their arrays (about 25 KB a step
-# at batch 32, hidden 128) stay in the cache between the factors' ten passes.
-FACTOR_STEPS = 8
 
 
 @register_kernel(LSTMSequence)
@@ -72,28 +68,29 @@ class LSTMSequenceKernel(LSTMSequence):
             return array
         return array[(slice(None),) * axis + (slice(None, None, -1),)]
 
-    def factors(self, steps, c_prev, factor, o_dtanh) -> None:
-        """The derivative factors of time steps ``steps`` (a slice), written into views.
+    def factors(self, c_prev, factor, o_dtanh) -> None:
+        """The derivative factors of every step, written into ``factor`` (T, B, 4H) and
+        ``o_dtanh`` (T, B, H).
 
         Each gate's gradient is dc (or dh) times a factor known from the forward:
         di = dc g i(1-i), df = dc c_prev f(1-f), dg = dc i (1-g^2), do = dh tanh(c) o(1-o),
-        and dh/dc = o (1 - tanh(c)^2).
+        and dh/dc = o (1 - tanh(c)^2).  Whole arrays at a time: a dozen numpy calls in all.
         """
-        size = self.acts.shape[-1] // 4
-        i, f, g, o = (self.acts[steps, :, n * size:(n + 1) * size] for n in range(4))
-        fi, ff, fg, fo = (factor[steps, :, n * size:(n + 1) * size] for n in range(4))
-        tanh_c, out = self.tanh_c[steps], o_dtanh[steps]
-        spare = np.empty_like(tanh_c)
-        for gate, into, other in ((i, fi, g), (f, ff, c_prev[steps]), (o, fo, tanh_c)):
-            np.subtract(1, gate, out=spare)
-            np.multiply(spare, gate, out=into)
-            into *= other                                   # y (1 - y) for the sigmoids
-        np.multiply(g, g, out=spare)
-        np.subtract(1, spare, out=spare)
-        np.multiply(i, spare, out=fg)
-        np.multiply(tanh_c, tanh_c, out=out)
-        np.subtract(1, out, out=out)
-        out *= o
+        acts, tanh_c = self.acts, self.tanh_c
+        size = acts.shape[-1] // 4
+        i, f, g, o = (acts[..., n * size:(n + 1) * size] for n in range(4))
+        fi, ff, fg, fo = (factor[..., n * size:(n + 1) * size] for n in range(4))
+        np.subtract(1, acts, out=factor)
+        factor *= acts                                      # y (1 - y): i, f and o
+        fi *= g
+        ff *= c_prev
+        fo *= tanh_c
+        np.multiply(g, g, out=fg)                           # g: 1 - g^2, times i
+        np.subtract(1, fg, out=fg)
+        fg *= i
+        np.multiply(tanh_c, tanh_c, out=o_dtanh)
+        np.subtract(1, o_dtanh, out=o_dtanh)
+        o_dtanh *= o
 
     @quiet
     def backward(self, grad_out):
@@ -107,11 +104,8 @@ class LSTMSequenceKernel(LSTMSequence):
         o_dtanh = np.empty((steps, batch, size), acts.dtype)
         grad_h, grad_c = np.zeros((2, batch, size), acts.dtype)
         scratch = np.empty((batch, size), acts.dtype)
+        self.factors(c_prev, factor, o_dtanh)
         for t in reversed(self.order(steps)):
-            if self.reverse and t % FACTOR_STEPS == 0:
-                self.factors(slice(t, t + FACTOR_STEPS), c_prev, factor, o_dtanh)
-            elif not self.reverse and (t == steps - 1 or t % FACTOR_STEPS == FACTOR_STEPS - 1):
-                self.factors(slice(t - t % FACTOR_STEPS, t + 1), c_prev, factor, o_dtanh)
             grad_h += grad_out[0, t]
             np.multiply(grad_h, o_dtanh[t], out=scratch)
             grad_c += scratch

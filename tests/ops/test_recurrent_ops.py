@@ -78,28 +78,6 @@ def test_the_lstm_kernel_agrees_with_the_reference(reverse, bias, dtype, tol):
         np.testing.assert_allclose(fast, ref, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("reverse", [False, True])
-def test_the_lstm_kernel_gives_the_same_bits_whatever_steps_share_their_factors(
-        reverse, monkeypatch):
-    """The backward computes its derivative factors a few steps at a time; chunks of 1, 2
-    or 3 of the 5 steps (the last one shorter) or all at once give the same gradients."""
-    from nnbook.kernels import recurrent
-
-    rng = np.random.default_rng(24)
-    args = [a.detach().float().requires_grad_() for a in inputs(rng, 4, 2)]
-    grad_out = nb.tensor(rng.standard_normal((2, T, B, H)).astype(np.float32))
-    results = []
-    for chunk in (1, 2, 3, 8):
-        monkeypatch.setattr(recurrent, "FACTOR_STEPS", chunk)
-        for a in args:
-            a.grad = None
-        (apply(LSTMSequence(reverse), *args) * grad_out).sum().backward()
-        results.append([a.grad.numpy().copy() for a in args])
-    for other in results[1:]:
-        for a, b in zip(results[0], other):
-            np.testing.assert_array_equal(a, b)
-
-
 @pytest.mark.parametrize("name,build,gates,states", OPS, ids=[o[0] for o in OPS])
 def test_the_shape_rule_stores_nothing_and_gives_the_outputs_shape(name, build, gates, states):
     op = build(False)
