@@ -13,6 +13,11 @@ with ``proj_size``), with a '_reverse' suffix for the backward direction, so sta
 load across both ways.  ``dropout`` acts on each layer's output but the last's, while
 training.
 
+A PackedSequence (``nn.utils.rnn.pack_padded_sequence(x, lengths)``) is read as PyTorch
+reads it: the output is packed too, and h_n (and c_n) hold each sequence's state after its
+own last step, in the caller's batch order.  :meth:`RNNBase._packed_loop` runs step t on
+the sequences that have a step t only.
+
 How it runs: :meth:`RNNBase._loop` is the loop to read -- one step function per time
 step, autograd unrolls it, and ``backward()`` is backpropagation through time.  Outside
 inspection it hands each direction of each layer to one op instead
@@ -214,8 +219,8 @@ class RNNBase(Module):
             if n < batch_sizes[0]:                      # the rows past n keep their state
                 new = _join(new, _rows(state, slice(n, None)))
             state = new
-            for observer in context.observers:
-                observer.recurrent_step(self, k, t, state[0] if self.mode == "LSTM" else state)
+            for observer in context.observers:  # h_t of the sequences that have a step t
+                observer.recurrent_step(self, k, t, hs[t])
         return cat(hs), state
 
     def _step(self, x, state, w_ih, w_hh, b_ih, b_hh, w_hr):
