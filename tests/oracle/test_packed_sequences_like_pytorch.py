@@ -218,6 +218,14 @@ def test_lengths_pytorch_refuses_are_refused(lengths, rng):
     assert same_failure(mine, its, f"lengths {lengths!r}")
 
 
+@pytest.mark.parametrize("shape,lengths", [((T, 0, C), []), ((0, 2, C), [1, 1])],
+                         ids=["no sequences", "no steps"])
+def test_an_empty_batch_is_refused_as_pytorch_refuses_it(shape, lengths):
+    (_, mine) = outcome(lambda: rnn.pack_padded_sequence(nb.zeros(*shape), lengths))
+    (_, its) = outcome(lambda: torch_rnn.pack_padded_sequence(torch.zeros(*shape), lengths))
+    assert same_failure(mine, its, f"packing a batch of shape {shape}")
+
+
 def test_lengths_pytorch_takes_but_nnbook_refuses_are_a_listed_difference(rng):
     """docs/pytorch.md: a length past the padded end, fractional or boolean lengths."""
     x = rng.standard_normal((T, 4, C))

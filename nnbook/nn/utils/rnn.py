@@ -188,6 +188,10 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
             hint="pad the sequences into one tensor first: pad_sequence([seq_1, ...])."))
     x = input.transpose(0, 1) if batch_first else input     # (T, B, *) from here on
     steps, batch = x.shape[:2]
+    if batch == 0:
+        raise InputError(message(
+            f"cannot pack an empty batch, got shape {fmt_shape(input.shape)}.", where=where,
+            hint="a packed batch holds at least one sequence of at least one step."))
     lengths = _lengths(lengths, batch, steps, where)
     if enforce_sorted:
         _check_sorted(lengths, where)
