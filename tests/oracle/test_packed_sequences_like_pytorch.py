@@ -143,22 +143,23 @@ def flat(out):
     return [t for o in out for t in flat(o)] if isinstance(out, tuple) else [out]
 
 
-@pytest.mark.parametrize("name,bidirectional,batch_first,lengths,initial", CASES)
-def test_a_recurrent_layer_on_packed_input_matches_pytorch(
-        name, bidirectional, batch_first, lengths, initial, rng):
-    ours, theirs = twins(name, bidirectional, batch_first)
-    lengths = SORTED if lengths == "sorted" else UNSORTED
-    batch, stack = len(lengths), 2 * (2 if bidirectional else 1)
-    (x,), (y,) = leaves([rng.standard_normal((batch, T, C) if batch_first else (T, batch, C))])
-    sizes = [(stack, batch, ours.proj_size or H)] + [(stack, batch, H)] * (name[:4] == "lstm")
+def compare_on_packed(ours, theirs, lengths, enforce_sorted, steps, initial, rng):
+    """Pack the same padded batch for both layers (initial states too, if ``initial``),
+    compare the packed and padded outputs and the final states, then every gradient."""
+    batch, features = len(lengths), ours.input_size
+    stack = ours.num_layers * (2 if ours.bidirectional else 1)
+    shape = (batch, steps, features) if ours.batch_first else (steps, batch, features)
+    (x,), (y,) = leaves([rng.standard_normal(shape)])
+    sizes = [(stack, batch, ours.proj_size or ours.hidden_size)] + \
+        [(stack, batch, ours.hidden_size)] * (ours.mode == "LSTM")
     my_state, its_state = leaves([rng.standard_normal(s) for s in sizes]) if initial else ([], [])
 
     def call(layer, module, x, state):
-        packed = module.pack_padded_sequence(x, lengths, batch_first, lengths == SORTED)
+        packed = module.pack_padded_sequence(x, lengths, layer.batch_first, enforce_sorted)
         state = (tuple(state) if len(state) == 2 else state[0]) if state else None
         output, final = layer(packed) if state is None else layer(packed, state)
         assert isinstance(output, module.PackedSequence)
-        padded, _ = module.pad_packed_sequence(output, batch_first)
+        padded, _ = module.pad_packed_sequence(output, layer.batch_first)
         return [padded, output.data] + flat(final)
 
     a, b = call(ours, rnn, x, my_state), call(theirs, torch_rnn, y, its_state)
@@ -170,6 +171,38 @@ def test_a_recurrent_layer_on_packed_input_matches_pytorch(
              *((p, theirs.get_parameter(n)) for n, p in ours.named_parameters())]
     for mine, its in pairs:
         np.testing.assert_allclose(mine.grad.numpy(), its.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name,bidirectional,batch_first,lengths,initial", CASES)
+def test_a_recurrent_layer_on_packed_input_matches_pytorch(
+        name, bidirectional, batch_first, lengths, initial, rng):
+    ours, theirs = twins(name, bidirectional, batch_first)
+    lengths = SORTED if lengths == "sorted" else UNSORTED
+    compare_on_packed(ours, theirs, lengths, lengths == SORTED, T, initial, rng)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fuzzed_packed_configurations_match_pytorch(seed):
+    """Layers 1-3, sizes, bias, proj_size, batches of 1-6 with any lengths (ties, ones, at
+    times none as long as the padding), sorted or not, with or without initial states."""
+    rng = np.random.default_rng(seed + 4100)
+    cls = str(rng.choice(["RNN", "LSTM", "GRU"]))
+    args = dict(input_size=int(rng.integers(1, 6)), hidden_size=int(rng.integers(2, 9)),
+                num_layers=int(rng.integers(1, 4)), bias=bool(rng.integers(2)),
+                batch_first=bool(rng.integers(2)), bidirectional=bool(rng.integers(2)))
+    if cls == "RNN":
+        args["nonlinearity"] = str(rng.choice(["tanh", "relu"]))
+    if cls == "LSTM" and rng.random() < 0.4:
+        args["proj_size"] = int(rng.integers(1, args["hidden_size"]))
+    ours = getattr(nb.nn, cls)(dtype=nb.float64, **args)
+    theirs = getattr(torch.nn, cls)(dtype=torch.float64, **args)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    steps = int(rng.integers(1, 9))
+    lengths = [int(n) for n in rng.integers(1, steps + 1, int(rng.integers(1, 7)))]
+    enforce_sorted = bool(rng.integers(2))
+    if enforce_sorted:
+        lengths.sort(reverse=True)
+    compare_on_packed(ours, theirs, lengths, enforce_sorted, steps, bool(rng.integers(2)), rng)
 
 
 def test_dropout_between_layers_runs_on_packed_data_only_while_training(rng):
