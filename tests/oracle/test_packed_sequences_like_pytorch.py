@@ -2,6 +2,7 @@
 sizes, indices, gradients), nn.RNN/LSTM/GRU on a PackedSequence (the packed output, h_n
 and c_n at each sequence's own last step, every gradient) in float64 with weights loaded
 across by state_dict, the mistakes PyTorch refuses, and nn.DataParallel without a GPU."""
+import inspect
 import itertools
 import warnings
 
@@ -43,6 +44,22 @@ def assert_close(a, b):
 # ---------------------------------------------------------------------------
 # nn.utils.rnn
 # ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["pad_sequence", "pack_padded_sequence",
+                                  "pad_packed_sequence", "pack_sequence", "unpack_sequence",
+                                  "unpad_sequence", "invert_permutation", "PackedSequence"])
+def test_the_functions_take_pytorchs_arguments(name):
+    ours, theirs = inspect.signature(getattr(rnn, name)), \
+        inspect.signature(getattr(torch_rnn, name))
+    assert [(p.name, p.default) for p in ours.parameters.values()] == \
+        [(p.name, p.default) for p in theirs.parameters.values()]
+
+
+def test_data_parallel_takes_pytorchs_arguments():
+    ours = inspect.signature(nb.nn.DataParallel.__init__).parameters.values()
+    theirs = inspect.signature(torch.nn.DataParallel.__init__).parameters.values()
+    assert [(p.name, p.default) for p in ours] == [(p.name, p.default) for p in theirs]
+
 
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("padding_side", ["right", "left"])

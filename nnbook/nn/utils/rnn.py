@@ -180,12 +180,16 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     ``lengths[b]`` real steps.  With ``enforce_sorted=True`` the lengths must be sorted
     longest first; ``enforce_sorted=False`` sorts them and remembers the order."""
     where = "nn.utils.rnn.pack_padded_sequence"
-    if not isinstance(input, Tensor) or input.ndim < 2:
-        got = (f"{input.ndim}-D, shape {fmt_shape(input.shape)}" if isinstance(input, Tensor)
-               else f"a {type(input).__name__}")
-        raise ShapeError(message(
-            f"takes a padded batch (T, B, *) or (B, T, *), got {got}.", where=where,
-            hint="pad the sequences into one tensor first: pad_sequence([seq_1, ...])."))
+    hint = "pad the sequences into one tensor first: pad_sequence([seq_1, ...])."
+    if not isinstance(input, Tensor):
+        raise ArgumentError(message(
+            f"takes a padded batch (T, B, *) or (B, T, *) as a tensor, got a "
+            f"{type(input).__name__}.", where=where, hint="a list of sequences packs with "
+            "pack_sequence(seqs, enforce_sorted=False), or " + hint))
+    if input.ndim < 2:
+        raise ShapeError(message(f"takes a padded batch (T, B, *) or (B, T, *), got "
+                                 f"{input.ndim}-D, shape {fmt_shape(input.shape)}.",
+                                 where=where, hint=hint))
     x = input.transpose(0, 1) if batch_first else input     # (T, B, *) from here on
     steps, batch = x.shape[:2]
     if batch == 0:
