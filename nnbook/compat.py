@@ -225,6 +225,13 @@ DIFFERENCES = [
                "'nearest-exact', 'bicubic', 'trilinear' and 'area'", "'nearest', 'linear' "
                "and 'bilinear' only; another mode is refused with an InputError listing them",
                "each mode is one more weight matrix to explain; the lessons use these three"),
+    Difference("layers and losses", "`pack_padded_sequence` takes a length longer than "
+               "the padded sequences (on the CPU it packs rows past the batch's end, and "
+               "batch_sizes no longer add up to the data) and fractional or boolean lengths "
+               "(cut to integers)", "an InputError for a length longer than the padded "
+               "sequences, a DTypeError for fractional or boolean lengths", "such lengths "
+               "come from a mistake (the wrong dim read as time, another batch's lengths), "
+               "and the packed batch would silently hold other numbers"),
     Difference("layers and losses", "pooling takes integer tensors", "pooling needs "
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),
@@ -364,6 +371,10 @@ DIFFERENCES = [
                "quantised tensors, `torch.func`, `torch.hub`", "the modules import, and "
                "calling what they hold raises UnsupportedError naming what to do instead "
                "(see below)", "one process, dense float tensors, no downloads"),
+    Difference("devices and speed", "`nn.DataParallel(x)` without a GPU accepts anything "
+               "as `x` and fails when called if `x` cannot be called", "a DataParallel of "
+               "something that cannot be called is refused at once (an ArgumentError, a "
+               "TypeError as PyTorch's later one)", "the mistake is named where it is made"),
     Difference("devices and speed", "ops run multi-threaded in C++", "ops are numpy; "
                "convolutions use threads, elementwise ops one core", "the code stays "
                "readable; nnbook is slower, most for tiny tensors and big convolutions"),

@@ -216,21 +216,34 @@ class _Tracer(context.Observer):
 def _layer_formula(module, call) -> list:
     """The layer's own account of its shapes (a recurrent layer's per-step shapes and
     states, which its ops alone do not tell), else its ops' formulas."""
+    inputs = call["inputs"]
+    if inputs and _is_packed(inputs[0]) and hasattr(module, "packed_shape_formula"):
+        return module.packed_shape_formula(inputs[0])
     if hasattr(module, "shape_formula"):
-        return module.shape_formula(_shapes_of(call["inputs"]))
+        return module.shape_formula(_shapes_of(inputs))
     return call["formula"]
 
 
+def _is_packed(x) -> bool:
+    from ..nn.utils.rnn import PackedSequence  # nn is the floor below
+
+    return isinstance(x, PackedSequence)
+
+
 def _shape_of(x):
+    """The shape of an output: a tensor's, a packed batch's data's, or its first part's
+    ((output, h_n) of a recurrent layer)."""
     if isinstance(x, Tensor):
         return tuple(x.shape)
-    if isinstance(x, (tuple, list)) and x and isinstance(x[0], Tensor):
-        return tuple(x[0].shape)
+    if isinstance(x, (tuple, list)) and x and (isinstance(x[0], Tensor) or _is_packed(x[0])):
+        return _shape_of(x[0])
     return None
 
 
 def _shapes_of(inputs) -> tuple:
-    return tuple(tuple(t.shape) for t in inputs if isinstance(t, Tensor))
+    """The inputs' shapes: of tensors, and of a packed batch's data (N, C)."""
+    return tuple(tuple(t.data.shape if _is_packed(t) else t.shape) for t in inputs
+                 if isinstance(t, Tensor) or _is_packed(t))
 
 
 def infer_shapes(model, input_shape, dtype=None) -> ShapeTrace:

@@ -65,8 +65,14 @@ class _StepCollector(context.Observer):
 
 
 def _last_step_loss(model, output):
-    """The default loss: the sum of a recurrent layer's output at its last step."""
+    """The default loss: the sum of a recurrent layer's output at its last step (for a
+    packed batch, at each sequence's own last step)."""
+    from ..nn.utils.rnn import PackedSequence, pad_packed_sequence
+
     out = output[0] if isinstance(output, tuple) else output
+    if isinstance(out, PackedSequence):
+        padded, lengths = pad_packed_sequence(out)             # (T, B, D·H)
+        return padded[np.asarray(lengths) - 1, np.arange(len(lengths))].sum()
     time_dim = 1 if getattr(model, "batch_first", False) and out.ndim == 3 else 0
     return out.select(time_dim, -1).sum()
 

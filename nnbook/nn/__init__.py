@@ -10,11 +10,12 @@ from .guard import BuildInForwardError, allow_build_in_forward
 from .layers import *  # noqa: F401,F403  (the list is layers.__all__)
 from .layers import __all__ as _layers
 from .module import HiddenModuleWarning, Module, ModuleAttributeError
+from .parallel import DataParallel
 from .parameter import Parameter, paths_of
 
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "BuildInForwardError",
            "ModuleAttributeError", "HiddenModuleWarning", "allow_build_in_forward",
-           "paths_of", *_layers]
+           "paths_of", "DataParallel", *_layers]
 
 
 def __getattr__(name):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import DTypeError, InputError, current_layer, fmt_shape, message, warn_from_user_code
 from ..tensor import Tensor, _wrap
+from .utils.rnn import PackedSequence
 
 
 def _where(fn: str) -> str:
@@ -32,8 +33,13 @@ def _tensor(fn: str, name: str, value) -> Tensor:
     """An argument that may carry a gradient: only a Tensor will do."""
     if isinstance(value, Tensor):
         return value
+    if isinstance(value, PackedSequence):  # a recurrent layer's packed output, passed on
+        hint = ("unpack it first: out, lengths = nn.utils.rnn.pad_packed_sequence(packed) "
+                "gives a padded (T, B, *) tensor; or use the recurrent layer's h_n.")
+    else:
+        hint = f"wrap it: nb.tensor({name}) (with requires_grad=True if it should learn)."
     _fail(fn, f"{name} must be an nnbook Tensor, got {_describe(value)}.", cls=DTypeError,
-          hint=f"wrap it: nb.tensor({name}) (with requires_grad=True if it should learn).")
+          hint=hint)
 
 
 def _data(fn: str, name: str, value) -> Tensor:

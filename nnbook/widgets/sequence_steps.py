@@ -230,7 +230,11 @@ def expand_trace(model, input_shape) -> tuple:
             names += dims
             i = j
             continue
-        if isinstance(module, RNNBase) and step.kind == "layer" and not step.failed:
+        # a layer that read a packed batch says so in its formula; its steps have no one
+        # shape (b_t rows at step t), so it stays one step, with that formula
+        packed = bool(step.formula) and step.formula[0].startswith("input packed")
+        if isinstance(module, RNNBase) and step.kind == "layer" and not step.failed \
+                and not packed:
             more = recurrent_steps(module, step)
             steps += more
             names += [None] * len(more)

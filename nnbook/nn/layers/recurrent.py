@@ -13,6 +13,11 @@ with ``proj_size``), with a '_reverse' suffix for the backward direction, so sta
 load across both ways.  ``dropout`` acts on each layer's output but the last's, while
 training.
 
+A PackedSequence (``nn.utils.rnn.pack_padded_sequence(x, lengths)``) is read as PyTorch
+reads it: the output is packed too, and h_n (and c_n) hold each sequence's state after its
+own last step, in the caller's batch order.  :meth:`RNNBase._packed_loop` runs step t on
+the sequences that have a step t only.
+
 How it runs: :meth:`RNNBase._loop` is the loop to read -- one step function per time
 step, autograd unrolls it, and ``backward()`` is backpropagation through time.  Outside
 inspection it hands each direction of each layer to one op instead
@@ -36,12 +41,14 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from ._args import check_device, positive_int
 from .recurrent_cells import gru_step, lstm_step, rnn_step
 from .recurrent_checks import (
     check_layer_input,
     check_layer_state,
     check_nonlinearity,
+    check_packed_input,
     read_as,
     weight_t,
     zeros,
@@ -103,27 +110,53 @@ class RNNBase(Module):
 
     # ------------------------------------------------------------------ forward
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         check_layer_input(self, input)
         batched = input.ndim == 3
         x = input if batched else input.unsqueeze(1)      # (T, B, C) from here on
         if self.batch_first and batched:
             x = x.transpose(0, 1)
         states = self._initial_states(hx, input, x.shape[1])
+        x, finals = self._layers(x, states, self._run)
+        if self.batch_first and batched:
+            x = x.transpose(0, 1)
+        return self._finish(x if batched else x.squeeze(1), finals, batched)
+
+    def _layers(self, x, states, run):
+        """Every layer and direction in turn, each reading the layer below's output (both
+        directions side by side): (the last layer's output, every final state)."""
         directions = 2 if self.bidirectional else 1
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                out, final = self._run(x, states[k], k, reverse=direction == 1)
+                out, final = run(x, states[k], k, reverse=direction == 1)
                 outputs.append(out)
                 finals.append(final)
-            x = outputs[0] if directions == 1 else cat(outputs, dim=-1)  # (T, B, D·H)
+            x = outputs[0] if directions == 1 else cat(outputs, dim=-1)  # (..., D·H)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        if self.batch_first and batched:
-            x = x.transpose(0, 1)
-        return self._finish(x if batched else x.squeeze(1), finals, batched)
+        return x, finals
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence in, a PackedSequence out; h_n (and c_n) hold each sequence's
+        state after its own last step, in the caller's batch order."""
+        check_packed_input(self, packed)
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(n) for n in np.asarray(batch_sizes)]
+        states = self._initial_states(hx, packed, sizes[0], order=sorted_indices)
+
+        def run(x, state, k, reverse):
+            return self._packed_loop(x, sizes, state, k, reverse)
+
+        out, finals = self._layers(data, states, run)
+        output, h_n = self._finish(out, finals, batched=True)
+        if unsorted_indices is not None:    # the states back in the caller's order
+            h_n = tuple(h.index_select(1, unsorted_indices) for h in h_n) \
+                if self.mode == "LSTM" else h_n.index_select(1, unsorted_indices)
+        return packed._replace(data=output), h_n
 
     def _run(self, x, state, k: int, reverse: bool):
         """One direction of one layer over the whole sequence: (outputs, final state)."""
@@ -166,6 +199,30 @@ class RNNBase(Module):
                 observer.recurrent_step(self, k, t, hs[t])
         return stack(hs), state
 
+    def _packed_loop(self, data, batch_sizes, state, k: int, reverse: bool):
+        """One direction of one layer over packed data (N, C) -> (N, H), one step per call.
+
+        The sequences are sorted longest first, so the ones that have a step t are the
+        first batch_sizes[t]: step t runs on those rows only, and the other rows keep
+        their state.  Going forward, a sequence that has ended keeps its last state;
+        going backward, one that has not begun keeps h_0 -- so each starts from its own
+        last step.  The fast sequence ops take no lengths, so this always loops."""
+        weights = self._weights(k)
+        starts = np.concatenate([[0], np.cumsum(batch_sizes)[:-1]])
+        steps = len(batch_sizes)
+        hs = [None] * steps
+        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+            n = batch_sizes[t]
+            x_t = data[starts[t]:starts[t] + n]                          # (n, C)
+            new = self._step(x_t, _rows(state, slice(0, n)), *weights)  # (n, H)
+            hs[t] = new[0] if self.mode == "LSTM" else new
+            if n < batch_sizes[0]:                      # the rows past n keep their state
+                new = _join(new, _rows(state, slice(n, None)))
+            state = new
+            for observer in context.observers:  # h_t of the sequences that have a step t
+                observer.recurrent_step(self, k, t, hs[t])
+        return cat(hs), state
+
     def _step(self, x, state, w_ih, w_hh, b_ih, b_hh, w_hr):
         if self.mode == "LSTM":
             return lstm_step(x, state, w_ih, w_hh, b_ih, b_hh, w_hr)
@@ -181,8 +238,9 @@ class RNNBase(Module):
         return tuple(self._parameters.get(name + suffix)
                      for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
 
-    def _initial_states(self, hx, input, batch: int) -> list:
-        """One state per layer and direction: (B, H) tensors, or (h, c) pairs for an LSTM."""
+    def _initial_states(self, hx, input, batch: int, order=None) -> list:
+        """One state per layer and direction: (B, H) tensors, or (h, c) pairs for an LSTM.
+        ``order``: the batch's rows in the order they run (a packed batch's sorted_indices)."""
         directions = 2 if self.bidirectional else 1
         count = self.num_layers * directions
         dtype = self.weight_ih_l0.dtype.numpy
@@ -198,7 +256,11 @@ class RNNBase(Module):
             per_kind = []
             for h, label, size in zip(given, labels, sizes):
                 check_layer_state(self, h, input, label, size)
-                per_kind.append(list((h if input.ndim == 3 else h.unsqueeze(1)).unbind(0)))
+                if h.ndim == 2:          # unbatched: a batch of one
+                    h = h.unsqueeze(1)
+                if order is not None:
+                    h = h.index_select(1, order)
+                per_kind.append(list(h.unbind(0)))
         return list(zip(*per_kind)) if self.mode == "LSTM" else per_kind[0]
 
     def _split_hx(self, hx) -> list:
@@ -280,6 +342,44 @@ class RNNBase(Module):
         if self.mode == "LSTM":
             lines.append(f"c_n (num_layers·dirs, {b}H) = {fmt_shape(stacked + (size,))}")
         return lines
+
+    def packed_shape_formula(self, packed) -> list:
+        """The shapes of a run on a PackedSequence (for nb.infer_shapes): step t reads the
+        rows of the sequences that have a step t."""
+        sizes = [int(n) for n in np.asarray(packed.batch_sizes)]
+        batch, rows = sizes[0], packed.data.shape[0]
+        lengths = [sum(n > i for n in sizes) for i in range(batch)]
+        gates, size = _GATES[self.mode], self.hidden_size
+        out = self.proj_size or size
+        dirs = 2 if self.bidirectional else 1
+        lines = [f"input packed: {batch} sequences of lengths {lengths} (longest first), "
+                 f"data (N, C) = {fmt_shape(packed.data.shape)}",
+                 f"step t reads the first batch_sizes[t] rows, batch_sizes = {sizes}"]
+        for layer in range(self.num_layers):
+            n_in = self.input_size if layer == 0 else dirs * out
+            lines.append(
+                f"layer {layer}, each step{' and direction' if dirs == 2 else ''}: x_t "
+                f"(b_t, {n_in}) @ W_ih^T {weight_t(n_in, gates, size)} + h_{{t-1}} "
+                f"(b_t, {out}) @ W_hh^T {weight_t(out, gates, size)} -> (b_t, {gates * size})")
+        lines.append(f"output packed: data (N, dirs·H) = {fmt_shape((rows, dirs * out))}")
+        stacked = (self.num_layers * dirs, batch)
+        lines.append(f"h_n (num_layers·dirs, B, H) = {fmt_shape(stacked + (out,))}, each "
+                     "sequence's state after its own last step")
+        if self.mode == "LSTM":
+            lines.append(f"c_n (num_layers·dirs, B, H) = {fmt_shape(stacked + (size,))}")
+        return lines
+
+
+def _rows(state, rows: slice):
+    """Some rows of a state: of h, or of both h and c."""
+    return tuple(s[rows] for s in state) if isinstance(state, tuple) else state[rows]
+
+
+def _join(first, rest):
+    """A state from the rows of two: (first rows, rest)."""
+    if isinstance(first, tuple):
+        return tuple(cat([a, b]) for a, b in zip(first, rest))
+    return cat([first, rest])
 
 
 def _describe(value) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 from ... import context
 from ...errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from ...tensor import Tensor, _wrap, meta_tensor
+from ..utils.rnn import PackedSequence
 from .containers import mismatch_hint
 
 
@@ -128,6 +129,28 @@ def read_as(layer, shape) -> str:
     return f"{layout(layer)} = {fmt_shape(shape)} (batch_first={layer.batch_first})"
 
 
+def check_packed_input(layer, packed) -> None:
+    """A PackedSequence's data must be (N, input_size) floats: the real steps, one a row."""
+    data = packed.data
+    _check_tensor(data, "input", "(N, C) packed")
+    if data.ndim == 2 and data.shape[-1] == layer.input_size:
+        return
+    raise ShapeError(message(
+        f"expects a PackedSequence whose data is (N, C) with C = input_size = "
+        f"{layer.input_size}, got data of shape {fmt_shape(data.shape)}.",
+        values=f"input {describe_input(layer, packed)}",
+        hint="pack a padded batch of feature vectors, (T, B, C) or (B, T, C) with "
+        "batch_first=True: pack_padded_sequence(x, lengths, batch_first=...)."))
+
+
+def describe_input(layer, input) -> str:
+    """How the layer reads its input, for messages."""
+    if isinstance(input, PackedSequence):
+        return (f"packed: {int(input.batch_sizes[0])} sequences of up to "
+                f"{len(input.batch_sizes)} steps, data {fmt_shape(input.data.shape)}")
+    return f"read as {read_as(layer, input.shape)}"
+
+
 def check_layer_input(layer, input) -> None:
     _check_tensor(input, "input", layout(layer))
     cls = type(layer).__name__
@@ -166,9 +189,13 @@ def _features_hint(layer, shape, cls: str) -> str:
 def check_layer_state(layer, hx, input, label: str, size: int) -> None:
     """``hx`` (h_0 or c_0) must be (num_layers·num_directions, B, size), or 2-D unbatched."""
     _check_tensor(hx, label, "(num_layers·num_directions, B, H)")
-    batched = input.ndim == 3
+    packed = isinstance(input, PackedSequence)
+    batched = packed or input.ndim == 3
     stack = layer.num_layers * (2 if layer.bidirectional else 1)
-    batch = input.shape[0 if layer.batch_first else 1] if batched else None
+    if packed:
+        batch = int(input.batch_sizes[0])
+    else:
+        batch = input.shape[0 if layer.batch_first else 1] if batched else None
     want = (stack, batch, size) if batched else (stack, size)
     got = tuple(hx.shape)
     if got == want:
@@ -178,20 +205,22 @@ def check_layer_state(layer, hx, input, label: str, size: int) -> None:
         f"(num_layers·num_directions, {h})"
     raise ShapeError(message(
         f"{label} must have shape {form} = {fmt_shape(want)}, got {fmt_shape(got)}.",
-        values=f"input read as {read_as(layer, input.shape)}   num_layers={layer.num_layers}, "
+        values=f"input {describe_input(layer, input)}   num_layers={layer.num_layers}, "
         f"bidirectional={layer.bidirectional}, {h if h != 'H' else 'hidden_size'}={size}",
-        hint=_state_hint(layer, got, want, input.shape, label)))
+        hint=_state_hint(layer, got, want, None if packed else input.shape, label)))
 
 
 def _state_hint(layer, got, want, shape, label: str) -> str:
+    """``shape``: the input's, or None for a packed one."""
     if len(got) != len(want):
-        return (f"for a {len(shape)}-D input, {label} is {len(want)}-D: one state per layer "
+        what = "a packed" if shape is None else f"a {len(shape)}-D"
+        return (f"for {what} input, {label} is {len(want)}-D: one state per layer "
                 f"and direction{', per sample' if len(want) == 3 else ''}.")
     if len(want) == 3 and got == (want[1], want[0], want[2]):
         return (f"{label} keeps the layout (num_layers·num_directions, B, H) even with "
                 f"batch_first=True: pass {label}.transpose(0, 1).")
     if len(want) == 3 and got[0] == want[0] and got[2] == want[2]:
-        other = shape[1] if layer.batch_first else shape[0]
+        other = shape[1] if layer.batch_first else shape[0] if shape is not None else None
         if got[1] == other:
             looks = "time-major (T, B, C)" if layer.batch_first else "batch-first (B, T, C)"
             return (f"{label}'s batch {got[1]} is the input's dim "
