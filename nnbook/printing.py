@@ -126,4 +126,18 @@ def tensor_repr(array: np.ndarray, suffixes=(), prefix="tensor(") -> str:
             suffixes = (f"size={tuple(array.shape)}",) + tuple(suffixes)
     else:
         body = _body(array, _Formatter(shown), len(prefix), summarise)
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _with_suffixes(prefix + body, suffixes, len(prefix)) + ")"
+
+
+def _with_suffixes(text: str, suffixes, indent: int) -> str:
+    """``text, dtype=..., grad_fn=...``: a suffix that would run past the line width
+    starts a new line, under the first bracket's column, as PyTorch breaks them.
+    (PyTorch counts the last line as two characters longer than it is; so do we, so
+    that the same tensors break in the same place.)"""
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + 2 + len(suffix) > LINE_WIDTH:
+            text, line = f"{text},\n{' ' * indent}{suffix}", indent + len(suffix)
+        else:
+            text, line = f"{text}, {suffix}", line + 2 + len(suffix)
+    return text

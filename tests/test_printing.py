@@ -78,3 +78,48 @@ def test_wrong_options_get_nnbook_errors_and_change_nothing(options, match):
         nb.set_printoptions(**options)
     assert (printing.PRECISION, printing.THRESHOLD, printing.EDGE_ITEMS,
             printing.LINE_WIDTH) == before
+
+
+def _suffix_cases(rng):
+    """Rows of every width from well inside to well past the line, and a few shapes."""
+    cases = []
+    for width in range(1, 12):
+        for rows in (1, 3):
+            cases.append((rng.standard_normal((rows, width)) * 10 ** rng.integers(0, 4)))
+            cases.append(rng.standard_normal(width))
+    return cases
+
+
+def test_the_grad_fn_and_requires_grad_suffixes_break_lines_where_pytorchs_do():
+    # float32 has no dtype= suffix, so both texts are the same up to the line breaks
+    torch = pytest.importorskip("torch")
+    for data in _suffix_cases(np.random.default_rng(5)):
+        data = data.astype(np.float32)
+        x, t = nb.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        assert repr(x) == repr(t)
+        assert repr(x * 2) == repr(t * 2)
+
+
+def test_a_dtype_suffix_breaks_its_line_where_pytorchs_would_for_its_length():
+    # "dtype=nnbook.float64" is one character longer than "dtype=torch.float64", so the
+    # text breaks as PyTorch's does on a line one character shorter (for rows that fit)
+    torch = pytest.importorskip("torch")
+
+    def at(width, t):
+        torch.set_printoptions(linewidth=width)
+        return repr(t)
+
+    checked = 0
+    for data in _suffix_cases(np.random.default_rng(6)):
+        for dtype in (np.float64, np.int32):
+            values = data.astype(dtype)
+            x, t = nb.tensor(values, requires_grad=dtype == np.float64), \
+                torch.tensor(values, requires_grad=dtype == np.float64)
+            pairs = [(x, t)] + ([(x * 2, t * 2)] if dtype == np.float64 else [])
+            for ours, theirs in pairs:
+                if max(map(len, at(80, theirs.detach()).splitlines())) > 78:
+                    continue  # its rows would wrap differently on a line of 79
+                checked += 1
+                assert repr(ours) == \
+                    at(79, theirs).replace("torch.", "nnbook."), repr(ours)
+    assert checked > 40
