@@ -155,7 +155,7 @@ class Recording:
         lines = [f"{len(self.calls)} module call(s):"]
         for c in self.calls:
             ins = " ".join(fmt_shape(s) for s in c.input_shapes)
-            out = fmt_shape(c.output_shape) if c.output_shape is not None else "?"
+            out = fmt_output_shape(c.output_shape)
             lines.append(f"  {'  ' * c.depth}{c.name}: {ins} -> {out}")
         lines.append(f"{len(self.graph)} op(s) in the graph, {len(self.backward)} backward step(s)")
         if self.gradients:
@@ -213,9 +213,26 @@ class _Recorder(context.Observer):
 
 
 def _out_shape(output):
+    """A tensor's shape; for a tuple or list of outputs (an LSTM's (output, (h_n, c_n))),
+    the same structure of shapes; None for anything else."""
     if isinstance(output, Tensor):
         return tuple(output.shape)
+    if isinstance(output, (tuple, list)):
+        return tuple(_out_shape(part) for part in output)
     return None
+
+
+def _is_shape(shape) -> bool:
+    return isinstance(shape, tuple) and all(isinstance(s, int) for s in shape)
+
+
+def fmt_output_shape(shape) -> str:
+    """(7, 3, 20), or ((7, 3, 20), ((2, 3, 20), (2, 3, 20))) for several outputs."""
+    if shape is None:
+        return "?"
+    if _is_shape(shape):
+        return fmt_shape(shape)
+    return "(" + ", ".join(fmt_output_shape(part) for part in shape) + ")"
 
 
 def _layer_text(op):

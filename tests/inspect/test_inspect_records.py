@@ -151,3 +151,22 @@ def test_forward_error_names_layer_path_and_op():
     text = str(info.value)
     assert text.startswith("1 (Net), in matmul: inner dimensions differ")
     assert "return x @ self.w" in text  # the innermost user line
+
+
+def test_a_layer_with_several_outputs_records_the_shape_of_each():
+    class Recurrent(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm, self.gru = nn.LSTM(3, 5, num_layers=2), nn.GRU(5, 4)
+
+        def forward(self, x):
+            y, _ = self.lstm(x)
+            return self.gru(y)[0]
+
+    model = Recurrent()
+    with nb.inspect.record(model) as rec:
+        model(nb.randn(7, 2, 3))
+    calls = {c.path: c for c in rec.calls}
+    assert calls["lstm"].output_shape == ((7, 2, 5), ((2, 2, 5), (2, 2, 5)))
+    assert calls["gru"].output_shape == ((7, 2, 4), (1, 2, 4))
+    assert "lstm (LSTM): (7, 2, 3) -> ((7, 2, 5), ((2, 2, 5), (2, 2, 5)))" in str(rec)
