@@ -59,6 +59,9 @@ METHODS = (
     "broadcast_to", "numel",
     # vectors and matrices (methods/linalg.py)
     "dot", "mm", "bmm", "mv", "outer", "ger", "diagonal", "diag", "trace", "tril", "triu",
+    "addmm", "addmv", "addr", "baddbmm", "addbmm",
+    # fused elementwise (methods/maths.py)
+    "addcmul", "addcdiv",
 )
 
 globals().update({name: _method(name) for name in METHODS})

@@ -91,12 +91,38 @@ class InPlace:
     def lerp_(self, end, weight):
         return self._write(ternary.Lerp(), end, weight, name="lerp_")
 
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 * tensor2 (Adam: ``v.mul_(b2).addcmul_(g, g, value=1 - b2)``)."""
+        value = value.item() if self._is_tensor(value) else value
+        return self._write(ternary.Addcmul(value), tensor1, tensor2, name="addcmul_")
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 / tensor2 (Adam: ``p.addcdiv_(m, denom, value=-lr)``)."""
+        value = value.item() if self._is_tensor(value) else value
+        return self._write(ternary.Addcdiv(value), tensor1, tensor2, name="addcdiv_")
+
     # -- by index and by mask ------------------------------------------------------------------
     def tril_(self, diagonal=0):
         return self._write(linalg.Tril(diagonal), name="tril_")
 
     def triu_(self, diagonal=0):
         return self._write(linalg.Triu(diagonal), name="triu_")
+
+    # -- fused products: self = beta * self + alpha * product (methods/linalg.py) ----------
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return self._write(linalg.Addmm(beta, alpha), mat1, mat2, name="addmm_")
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return self._write(linalg.Addmv(beta, alpha), mat, vec, name="addmv_")
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return self._write(linalg.Addr(beta, alpha), vec1, vec2, name="addr_")
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return self._write(linalg.Baddbmm(beta, alpha), batch1, batch2, name="baddbmm_")
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return self._write(linalg.Addbmm(beta, alpha), batch1, batch2, name="addbmm_")
 
     def masked_fill_(self, mask, value):
         if self._is_tensor(value):

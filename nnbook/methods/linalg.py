@@ -95,3 +95,24 @@ class Linalg:
 
     def triu(self, diagonal=0):
         return self._op(linalg.Triu(diagonal), self)
+
+    # -- fused products: beta * self + alpha * product -----------------------------------
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p)."""
+        return self._op(linalg.Addmm(beta, alpha), self, mat1, mat2)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat @ vec)."""
+        return self._op(linalg.Addmv(beta, alpha), self, mat, vec)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)."""
+        return self._op(linalg.Addr(beta, alpha), self, vec1, vec2)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * (batch1 @ batch2), batch by batch."""
+        return self._op(linalg.Baddbmm(beta, alpha), self, batch1, batch2)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+        return self._op(linalg.Addbmm(beta, alpha), self, batch1, batch2)
