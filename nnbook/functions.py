@@ -198,6 +198,7 @@ def tensordot(a, b, dims=2, out=None):
     The contracted dims are moved to the end of a and the front of b and flattened, so the
     sum is one matrix product: (free_a, k) @ (k, free_b)."""
     _no_out("tensordot", out)
+    _tensors("nb.tensordot", a=a, b=b)
     dims_a, dims_b = _contracted_dims(a, b, dims)
     if a._array.dtype != b._array.dtype:
         raise DTypeError(message(
@@ -285,6 +286,7 @@ def cartesian_prod(*tensors):
     if not tensors:
         raise InputError(message("cartesian_prod needs at least one vector.",
                                  where="nb.cartesian_prod", hint="e.g. nb.cartesian_prod(a, b)."))
+    _tensors("nb.cartesian_prod", **{f"input {i}": t for i, t in enumerate(tensors)})
     for i, t in enumerate(tensors):
         if t.ndim != 1:
             raise ShapeError(message(
@@ -305,6 +307,7 @@ def cartesian_prod(*tensors):
 def combinations(input, r=2, with_replacement=False):
     """Every choice of ``r`` elements of a vector, in order of position, as rows: (n,) gives
     (n choose r, r); ``with_replacement=True`` lets an element be chosen again."""
+    _tensors("nb.combinations", input=input)
     if input.ndim != 1:
         raise ShapeError(message(f"combinations takes a vector (1-D), got shape "
                                  f"{fmt_shape(input.shape)}.", where="nb.combinations",
@@ -318,6 +321,15 @@ def combinations(input, r=2, with_replacement=False):
     if r == 0:  # choosing nothing gives nothing (PyTorch: an empty vector)
         positions = np.zeros(0, dtype=np.int64)
     return input[_wrap(positions.reshape(-1, r) if r else positions)]
+
+
+def _tensors(where, **operands) -> None:
+    """Fail unless every one of ``operands`` is a tensor (PyTorch raises a TypeError too)."""
+    for name, value in operands.items():
+        if not isinstance(value, Tensor):
+            raise ArgumentError(message(
+                f"{name} must be a tensor, got {type(value).__name__}.", where=where,
+                hint="make it one first: nb.tensor(...)."))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

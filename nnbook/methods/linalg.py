@@ -11,6 +11,7 @@ import warnings
 
 from ..errors import DTypeError, ShapeError, fmt_shape, message
 from ..ops import linalg
+from .operands import require_tensors
 
 
 class Linalg:
@@ -101,28 +102,34 @@ class Linalg:
     # -- fused products: beta * self + alpha * product -----------------------------------
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         """beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p)."""
+        require_tensors(self, "Tensor.addmm", mat1=mat1, mat2=mat2)
         return self._op(linalg.Addmm(beta, alpha), self, mat1, mat2)
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         """beta * self + alpha * (mat @ vec)."""
+        require_tensors(self, "Tensor.addmv", mat=mat, vec=vec)
         return self._op(linalg.Addmv(beta, alpha), self, mat, vec)
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
         """beta * self + alpha * outer(vec1, vec2)."""
+        require_tensors(self, "Tensor.addr", vec1=vec1, vec2=vec2)
         return self._op(linalg.Addr(beta, alpha), self, vec1, vec2)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * (batch1 @ batch2), batch by batch."""
+        require_tensors(self, "Tensor.baddbmm", batch1=batch1, batch2=batch2)
         return self._op(linalg.Baddbmm(beta, alpha), self, batch1, batch2)
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+        require_tensors(self, "Tensor.addbmm", batch1=batch1, batch2=batch2)
         return self._op(linalg.Addbmm(beta, alpha), self, batch1, batch2)
 
     # -- products that build bigger tensors ------------------------------------------------
     def kron(self, other):
         """The Kronecker product: every element of self times the whole of other, laid out
         block by block.  (m, n) and (p, q) give (m*p, n*q): block (i, j) is a_ij * b."""
+        require_tensors(self, "Tensor.kron", other=other)
         n = max(self.ndim, other.ndim)
         a_shape = (1,) * (n - self.ndim) + tuple(self.shape)
         b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
@@ -138,6 +145,7 @@ class Linalg:
         (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0).  Without ``dim``, the first dim of
         size 3 (deprecated, as in PyTorch, which warns)."""
         where = "Tensor.cross"
+        require_tensors(self, where, other=other)
         if self.ndim != other.ndim:
             raise ShapeError(message(
                 f"cross needs inputs with the same number of dimensions, got shapes "
@@ -157,7 +165,7 @@ class Linalg:
             warnings.warn("Using cross without dim is deprecated (as in PyTorch): pass dim "
                           "(the dim of size 3).", UserWarning, stacklevel=2)
         d = self._dim(dim, "cross")
-        if self.shape[d] != 3 or other.shape[d] != 3:
+        if self.ndim == 0 or self.shape[d] != 3 or other.shape[d] != 3:
             raise ShapeError(message(
                 f"cross needs size 3 along dim {dim}, got shapes {fmt_shape(self.shape)} and "
                 f"{fmt_shape(other.shape)}.", where=where,

@@ -12,10 +12,10 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..errors import ArgumentError, InputError, message
+from ..errors import InputError, message
 from ..ops import elementwise as ew
 from ..ops import explog, rounding, softmax, ternary, trig
-from .operands import promoted
+from .operands import promoted, require_tensors
 
 
 def scaled(a, b, alpha, where):
@@ -266,9 +266,6 @@ def _fused(x, make_op, tensor1, tensor2, value):
     """addcmul or addcdiv: the op checks the dtypes as given (two integers cannot be
     divided), then runs on the three tensors promoted to one dtype."""
     op = make_op(value.item() if x._is_tensor(value) else value)
-    for name, t in (("tensor1", tensor1), ("tensor2", tensor2)):
-        if not x._is_tensor(t):
-            raise ArgumentError(message(f"{name} must be a tensor, got {type(t).__name__}.",
-                                        where=op.name, hint="wrap it: nb.tensor(...)."))
+    require_tensors(x, f"Tensor.{op.name}", tensor1=tensor1, tensor2=tensor2)
     op.infer(x, tensor1, tensor2)
     return x._op(op, *promoted(x, tensor1, tensor2))

@@ -186,6 +186,21 @@ def test_wrong_inputs_get_nnbook_errors_naming_the_op_and_both_shapes():
         nb.tensor([1, 2]).addcmul_(nb.ones(2), nb.ones(2))
 
 
+@pytest.mark.parametrize("call", [
+    lambda: nb.addmm(nb.ones(2, 2), nb.ones(2, 2), [[1.0, 2.0], [3.0, 4.0]]),
+    lambda: nb.ones(3).addmv(nb.ones(3, 2), (1.0, 2.0)),
+    lambda: nb.ones(3, 2).addr(3.0, nb.ones(2)),
+    lambda: nb.ones(2).addcmul(nb.ones(2), 3.0),
+    lambda: nb.addcdiv(nb.ones(2), [1.0, 2.0], nb.ones(2)),
+    lambda: nb.ones(2).addcdiv_(1, nb.ones(2)),
+    lambda: nb.ones(2, 2).addmm_(nb.ones(2, 2), 1),
+    lambda: nb.ones(1, 2).baddbmm(nb.ones(1, 1, 2), None),
+])
+def test_an_operand_that_is_not_a_tensor_gets_an_argument_error_as_torch(call):
+    with pytest.raises(ArgumentError, match="must be a tensor, got"):
+        call()
+
+
 # -- tril_indices, triu_indices ------------------------------------------------------------
 
 @pytest.mark.parametrize("row,col,offset", [(7, 5, 0), (5, 7, 2), (7, 5, -3), (0, 4, 0),

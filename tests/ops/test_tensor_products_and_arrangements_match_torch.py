@@ -187,3 +187,13 @@ def test_wrong_inputs_get_nnbook_errors():
         nb.ones(3, 4).rot90(1, [0, 5])
     with pytest.raises(ArgumentError, match="k must be an int, got 1.0"):
         nb.ones(3, 4).rot90(1.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nb.tensordot(nb.ones(2), [1.0, 2.0], 1), lambda: nb.kron(nb.ones(2), 3),
+    lambda: nb.ones(3).cross([1.0, 2.0, 3.0], 0), lambda: nb.combinations([1, 2, 3]),
+    lambda: nb.cartesian_prod(nb.ones(2), [1.0]),
+])
+def test_an_operand_that_is_not_a_tensor_gets_an_argument_error_as_torch(call):
+    with pytest.raises(ArgumentError, match="must be a tensor, got"):
+        call()
