@@ -285,9 +285,13 @@ class Addmm(Op):
         sizes = dict(zip(sa, a.shape))
         for letter, size in zip(sb, b.shape):
             if sizes.setdefault(letter, size) != size:
+                rule = (f"{self.name} computes '{sa},{sb}->{self.subscripts[2]}' (einsum "
+                        "letters): the sizes of a shared letter must agree")
+                turned = b.ndim >= 2 and a.shape[-1] == b.shape[-1] != b.shape[-2]
                 self.fail(f"{na} and {nb} cannot be multiplied: got {both}.",
-                          hint=f"{self.name} computes '{sa},{sb}->{self.subscripts[2]}' "
-                          "(einsum letters): the sizes of a shared letter must agree.")
+                          hint=f"{nb} looks stored the other way round (as a Linear weight "
+                          f"is, (out, in)): pass {nb}.transpose(-1, -2)." if turned
+                          else rule + ".")
         return sizes
 
     def infer(self, x, a, b):
