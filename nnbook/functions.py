@@ -225,7 +225,7 @@ def _contracted_dims(a, b, dims) -> tuple:
     """tensordot's ``dims`` as two lists of dims (of a, of b), checked."""
     where = "nb.tensordot"
     if isinstance(dims, Tensor):
-        dims = dims.item() if dims.ndim == 0 else dims.tolist()
+        dims = dims.item() if dims.numel() == 1 else dims.tolist()  # (as PyTorch)
     if isinstance(dims, (builtins.int, np.integer)) and not isinstance(dims, builtins.bool):
         if not 0 <= dims <= builtins.min(a.ndim, b.ndim):
             raise InputError(message(

@@ -1,4 +1,5 @@
-"""Matrix products: ``a @ b`` (batched, broadcasting) and the fused ``linear``."""
+"""Matrix products: ``a @ b`` (batched, broadcasting), the fused ``linear``, and the
+products added to an input (``addmm``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``)."""
 from __future__ import annotations
 
 import math
@@ -7,7 +8,7 @@ import numpy as np
 
 from ..errors import DTypeError, fmt_shape
 from .base import Op, broadcast_shape, normalize_dim
-from .ternary import scalar
+from .ternary import number, scalar
 
 
 class Matmul(Op):
@@ -272,7 +273,7 @@ class Addmm(Op):
     names = ("mat1", "mat2")
 
     def __init__(self, beta=1, alpha=1):
-        self.beta, self.alpha = beta, alpha
+        self.beta, self.alpha = number(self, beta, "beta"), number(self, alpha, "alpha")
 
     def _sizes(self, a, b) -> dict:
         """{letter: size} of the product's axes; fails on wrong dims or sizes that differ."""

@@ -1,13 +1,16 @@
-"""Elementwise ops of three tensors: where, lerp, and clamp with tensor bounds.
+"""Elementwise ops of three tensors: where, lerp, clamp with tensor bounds, and the fused
+addcmul and addcdiv (x + value * t1 * t2, x + value * t1 / t2: an optimizer's lines).
 
-All three broadcast their inputs together, like the binary ops; the engine sums each
+All of them broadcast their inputs together, like the binary ops; the engine sums each
 gradient back to its input's shape.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-from ..errors import DTypeError
+from ..errors import ArgumentError, DTypeError
 from .base import Op, Spec, broadcast_shape
 
 
@@ -93,6 +96,14 @@ class ClampTensor(Op):
         return tuple(grads)
 
 
+def number(op: Op, value, name: str):
+    """``value``, ``alpha`` or ``beta`` of a fused op, checked: a Python number (or bool)."""
+    if not isinstance(value, numbers.Real):
+        op.fail(f"{name} must be a number, got {value!r}.", cls=ArgumentError,
+                hint=f"e.g. {name}=0.5.")
+    return value
+
+
 def scalar(value, dtype) -> np.ndarray:
     """A Python number as a 0-d array of ``dtype``, as PyTorch reads the ``value``, ``alpha``
     and ``beta`` of its fused ops: an integer dtype drops a fraction (2.5 -> 2) and wraps
@@ -109,7 +120,7 @@ class Addcmul(Op):
     name = "addcmul"
 
     def __init__(self, value=1):
-        self.value = value
+        self.value = number(self, value, "value")
 
     def infer(self, x, t1, t2):
         if np.dtype(x.dtype).kind == "b":
@@ -137,7 +148,7 @@ class Addcdiv(Op):
     name = "addcdiv"
 
     def __init__(self, value=1):
-        self.value = value
+        self.value = number(self, value, "value")
 
     def infer(self, x, t1, t2):
         if np.dtype(t1.dtype).kind in "iub" and np.dtype(t2.dtype).kind in "iub":

@@ -158,6 +158,14 @@ def test_wrong_inputs_get_nnbook_errors_naming_the_op_and_both_shapes():
         nb.addcmul(nb.tensor([True]), nb.tensor([True]), nb.tensor([True]))
     with pytest.raises(DTypeError, match="cannot be stored in this int64 tensor"):
         nb.tensor([1, 2]).addcmul_(nb.ones(2), nb.ones(2))
+    with pytest.raises(ArgumentError, match="addcmul: value must be a number, got 'half'"):
+        nb.ones(2).addcmul(nb.ones(2), nb.ones(2), value="half")
+    with pytest.raises(ArgumentError, match="addcdiv: value must be a number, got None"):
+        nb.ones(2).addcdiv_(nb.ones(2), nb.ones(2), value=None)
+    with pytest.raises(ArgumentError, match="addmm: beta must be a number, got None"):
+        nb.addmm(nb.ones(2, 2), nb.ones(2, 2), nb.ones(2, 2), beta=None)
+    with pytest.raises(ArgumentError, match=r"baddbmm: alpha must be a number, got \[2\]"):
+        nb.ones(1, 2, 2).baddbmm_(nb.ones(1, 2, 2), nb.ones(1, 2, 2), alpha=[2])
 
 
 @pytest.mark.parametrize("call", [
