@@ -180,3 +180,19 @@ def test_wrong_inputs_get_nnbook_errors():
 def test_an_operand_that_is_not_a_tensor_gets_an_argument_error_as_torch(call):
     with pytest.raises(ArgumentError, match="must be a tensor, got"):
         call()
+
+
+def test_data_free_shape_inference_runs_through_the_new_names():
+    class Net(nb.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nb.nn.Parameter(nb.randn(4096, 64))
+            self.bias = nb.nn.Parameter(nb.zeros(64))
+
+        def forward(self, x):
+            h = nb.addmm(self.bias, x.flatten(0, 1), self.weight).reshape(x.shape[0], -1, 64)
+            g = nb.tensordot(h, h, ([0, 1], [0, 1])).addcmul(h[0, :1], h[1, :1]).rot90()
+            return nb.kron(nb.cross(g[:3], g[3:6], dim=0), nb.ones(2, 1))
+
+    trace = nb.infer_shapes(Net(), (1000, 6, 4096))
+    assert trace.error is None and trace.output_shape == (6, 64)
