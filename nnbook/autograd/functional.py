@@ -109,8 +109,9 @@ def _blocks(inputs, outputs, strict, create_graph, where) -> list:
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(inputs), v^T J): the vector-Jacobian product, one backward seeded with ``v``
-    (shaped as the outputs; it may be left out when the output is one number)."""
+    """(func(inputs), v^T J): the vector-Jacobian product, a backward from each output
+    seeded with its part of ``v`` (shaped as the outputs; it may be left out when the
+    output is one number), summed over the outputs."""
     where = "nb.autograd.functional.vjp"
     inputs, inputs_tuple, outputs, outputs_tuple = _run(func, inputs, where)
     if v is None:
