@@ -169,7 +169,7 @@ DIFFERENCES = [
                "double backward", "`nb.autograd.functional.jacobian`, `vjp` and `jvp` give "
                "PyTorch's numbers, shapes and nesting, one backward per output element for "
                "a Jacobian (`vectorize` changes nothing); `create_graph=True` raises "
-               "BackwardError, and `hessian`, `vhp`, `hvp` are not there",
+               "BackwardError, and `hessian`, `vhp`, `hvp` raise UnsupportedError",
                "they need second derivatives, which nnbook does not record (see "
                "`create_graph=True` above)"),
     Difference("autograd", "a view whose base is changed in place after the view was taken "

@@ -17,6 +17,7 @@ from ..errors import (
 )
 from ..tensor import Tensor, _wrap, gradients
 from ..tensor import backward as _backward
+from ..unsupported import UnsupportedError
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -160,6 +161,31 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         result.append(_wrap(np.asarray(change, dtype=out._array.dtype)))
     result = tuple(result)
     return _values(outputs, outputs_tuple), result if outputs_tuple else result[0]
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """Refused: a Hessian is a second derivative, which nnbook does not record."""
+    _second_derivatives("hessian")
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """Refused: a vector-Hessian product is a second derivative."""
+    _second_derivatives("vhp")
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """Refused: a Hessian-vector product is a second derivative."""
+    _second_derivatives("hvp")
+
+
+def _second_derivatives(name):
+    raise UnsupportedError(message(
+        f"{name} needs second derivatives (the derivative of a backward), and nnbook "
+        "records none: its backward rules compute with numpy.",
+        where=f"nb.autograd.functional.{name}",
+        hint="nnbook stops at first derivatives (jacobian, vjp, jvp); compute second "
+        "derivatives with PyTorch, or numerically from differences of gradients."))
 
 
 def _as_tuple(value, what, where) -> tuple:

@@ -106,6 +106,12 @@ def test_wrong_calls_get_nnbook_errors():
         functional.jvp(lambda t, u: t * 2, (x, nb.ones(2)), (x,))
 
 
+@pytest.mark.parametrize("name", ["hessian", "vhp", "hvp"])
+def test_second_derivatives_are_refused_with_an_error_that_says_why(name):
+    with pytest.raises(nb.UnsupportedError, match=rf"{name} needs second derivatives"):
+        getattr(functional, name)(lambda t: (t ** 3).sum(), nb.ones(3))
+
+
 # -- Variable ----------------------------------------------------------------------------
 
 def test_variable_refuses_what_torch_refuses_and_warns_of_volatile():

@@ -369,6 +369,16 @@ ARITHMETIC = [
 ]
 
 AUTOGRAD = [
+    mistake("jacobian of inputs given as a list", lambda: (nb.randn(3), nb.randn(3)),
+            lambda xy: nb.autograd.functional.jacobian(lambda a, b: a * b, list(xy)),
+            ArgumentError, "nb.autograd.functional.jacobian",
+            r"inputs must be a tensor or a tuple of tensors, got a list",
+            r"\(x, y\), not \[x, y\]"),
+    mistake("vjp of a vector without v", lambda: nb.randn(3),
+            lambda x: nb.autograd.functional.vjp(lambda t: t * 2, x),
+            InputError, "nb.autograd.functional.vjp",
+            r"v can only be left out when the function returns one tensor with one element",
+            r"pass v, one tensor of each output's shape"),
     mistake("backward of a non-scalar", graph, lambda xy: xy[1].backward(),
             BackwardError, "Tensor.backward", r"one element.*\(3, 5\)",
             r"y\.sum\(\)\.backward\(\)"),
