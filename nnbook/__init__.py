@@ -52,6 +52,8 @@ from .creation import (
     row_stack,
     stack,
     tensor,
+    tril_indices,
+    triu_indices,
     vstack,
     zeros,
     zeros_like,

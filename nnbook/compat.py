@@ -179,6 +179,14 @@ DIFFERENCES = [
                "derivatives", "it raises BackwardError: no second derivatives",
                "backward rules compute with numpy and record no graph, so a student reads "
                "each one on one screen"),
+    Difference("autograd", "`torch.autograd.functional` has `jacobian`, `vjp` and `jvp` "
+               "(also with `create_graph=True`), and `hessian`, `vhp` and `hvp`; `jvp` uses a "
+               "double backward", "`nb.autograd.functional.jacobian`, `vjp` and `jvp` give "
+               "PyTorch's numbers, shapes and nesting, one backward per output element for "
+               "a Jacobian (`vectorize` changes nothing); `create_graph=True` raises "
+               "BackwardError, and `hessian`, `vhp`, `hvp` raise UnsupportedError",
+               "they need second derivatives, which nnbook does not record (see "
+               "`create_graph=True` above)"),
     Difference("autograd", "a view whose base is changed in place after the view was taken "
                "gets its history regenerated, so its backward still runs (also where only "
                "shapes are needed); another view of a recorded tensor written through "

@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes
 from .arrays import allocate, array_from, check_fits, check_numeric, parse_size
 from .device import check_device
-from .errors import ArgumentError, InputError, ShapeError, fmt_shape, message
+from .errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from .ops import shape as shape_ops
 from .random import float_dtype, numpy_generator
 from .tensor import Tensor, _wrap, apply
@@ -161,6 +161,35 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False, **kwargs) -> Te
     shape = parse_size((n, n if m is None else m), None, "nb.eye")
     np_dtype = _as_numpy_dtype(dtype, "nb.eye") or dtypes.default_float()
     return _finish(np.eye(*shape, dtype=np_dtype), requires_grad, "nb.eye")
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (row, column) indices of a row x col matrix's lower triangle, as a (2, N) tensor
+    in reading order; ``offset`` moves the edge as ``tril``'s ``diagonal`` does."""
+    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (row, column) indices of a row x col matrix's upper triangle, as a (2, N) tensor."""
+    return _triangle_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+
+
+def _triangle_indices(name, indices, row, col, offset, dtype, device) -> Tensor:
+    where = f"nb.{name}"
+    check_device(device, where)
+    for what, value in (("row", row), ("col", col), ("offset", offset)):
+        if not isinstance(value, (builtins.int, np.integer)) or isinstance(value, builtins.bool):
+            raise ArgumentError(message(f"{what} must be an int, got {value!r}.", where=where,
+                                        hint=f"e.g. nb.{name}(4, 3, offset=0)."))
+    if row < 0 or col < 0:
+        raise InputError(message(f"row and col must not be negative, got {row} and {col}.",
+                                 where=where, hint="they are the matrix's sizes."))
+    np_dtype = _as_numpy_dtype(dtype, where) or np.dtype(np.int64)
+    if np_dtype not in (np.int64, np.int32):
+        raise DTypeError(message(f"gives int64 or int32 indices, not {np_dtype.name} (as "
+                                 "PyTorch).", where=where, hint="leave dtype out (int64)."))
+    rows, cols = indices(row, offset, col)
+    return _wrap(np.stack([rows, cols]).astype(np_dtype).reshape(2, -1))
 
 
 # ---------------------------------------------------------------------------

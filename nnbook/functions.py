@@ -9,16 +9,19 @@ may also be a Python number (``nb.sub(1, x)``).
 from __future__ import annotations
 
 import builtins
+import itertools
+import math
 
 import numpy as np
 
 from . import dtypes
-from .creation import no_out
-from .errors import InputError, ShapeError, fmt_shape, message
+from .creation import cat, no_out, stack
+from .errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from .methods.maths import quotient, scaled
 from .ops import bins, explog, ternary
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
+from .ops import shape as shape_ops
 from .tensor import Tensor, _as, _binary, _wrap, apply
 
 
@@ -62,6 +65,9 @@ METHODS = (
     "broadcast_to", "numel",
     # vectors and matrices (methods/linalg.py)
     "dot", "mm", "bmm", "mv", "outer", "ger", "diagonal", "diag", "trace", "tril", "triu",
+    "addmm", "addmv", "addr", "baddbmm", "addbmm", "kron", "cross", "rot90",
+    # fused elementwise (methods/maths.py)
+    "addcmul", "addcdiv",
 )
 
 globals().update({name: _method(name) for name in METHODS})
@@ -240,6 +246,147 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+def tensordot(a, b, dims=2, out=None):
+    """Sums of products over pairs of dims: ``dims=n`` pairs a's last n dims with b's first
+    n, ``dims=([1, 2], [0, 1])`` names the pairs.  The result has a's other dims, then b's.
+
+    The contracted dims are moved to the end of a and the front of b and flattened, so the
+    sum is one matrix product: (free_a, k) @ (k, free_b)."""
+    _no_out("tensordot", out)
+    _tensors("nb.tensordot", a=a, b=b)
+    dims_a, dims_b = _contracted_dims(a, b, dims)
+    if a._array.dtype != b._array.dtype:
+        raise DTypeError(message(
+            f"tensordot needs both operands of one dtype, got {a.dtype.name} and "
+            f"{b.dtype.name}.", where="nb.tensordot", hint="convert one: b.to(a.dtype)."))
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise ShapeError(message(
+                f"tensordot sums a's dim {da} against b's dim {db}, which have sizes "
+                f"{a.shape[da]} and {b.shape[db]}: shapes {fmt_shape(a.shape)} and "
+                f"{fmt_shape(b.shape)}.", where="nb.tensordot",
+                hint="the paired dims must have equal sizes; check the order of dims."))
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    rows = math.prod(a.shape[d] for d in free_a)
+    cols = math.prod(b.shape[d] for d in free_b)
+    left = a.permute(free_a + dims_a).reshape(rows, k)    # (free_a, k)
+    right = b.permute(dims_b + free_b).reshape(k, cols)   # (k, free_b)
+    return (left @ right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+def _contracted_dims(a, b, dims) -> tuple:
+    """tensordot's ``dims`` as two lists of dims (of a, of b), checked."""
+    where = "nb.tensordot"
+    if isinstance(dims, Tensor):
+        dims = dims.item() if dims.numel() == 1 else dims.tolist()  # (as PyTorch)
+    if isinstance(dims, (builtins.int, np.integer)) and not isinstance(dims, builtins.bool):
+        if not 0 <= dims <= builtins.min(a.ndim, b.ndim):
+            raise InputError(message(
+                f"dims={dims} must be between 0 and the smaller number of dimensions "
+                f"({builtins.min(a.ndim, b.ndim)}) of shapes {fmt_shape(a.shape)} and "
+                f"{fmt_shape(b.shape)}.", where=where,
+                hint="dims=n sums over a's last n dims and b's first n."))
+        return list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    if not (isinstance(dims, (list, tuple)) and len(dims) == 2
+            and builtins.all(isinstance(d, (list, tuple)) for d in dims)):
+        raise ArgumentError(message(
+            f"dims must be an int or a pair of lists of dims, got {dims!r}.", where=where,
+            hint="e.g. dims=2, or dims=([1], [0]) to sum a's dim 1 against b's dim 0."))
+    if len(dims[0]) != len(dims[1]):
+        raise InputError(message(
+            f"dims pairs dims of a with dims of b, so both lists need one length; got "
+            f"{list(dims[0])} and {list(dims[1])}.", where=where,
+            hint="e.g. dims=([1, 2], [0, 1])."))
+    pairs = ([shape_ops.checked_dim(d, a.ndim, where) for d in dims[0]],
+             [shape_ops.checked_dim(d, b.ndim, where) for d in dims[1]])
+    for which, listed in zip("ab", pairs):
+        if len(set(listed)) != len(listed):
+            raise InputError(message(f"dims names a dim of {which} twice: {listed}.",
+                                     where=where, hint="each dim can be summed over once."))
+    return pairs
+
+
+def block_diag(*tensors):
+    """The tensors as blocks on the diagonal of one matrix, zeros elsewhere: (2, 3) and
+    (1, 4) give (3, 7).  A vector is a one-row block, a 0-d tensor a 1x1 block."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise ArgumentError(message(f"block {i} is a {type(t).__name__}, not a tensor.",
+                                        where="nb.block_diag",
+                                        hint="pass tensors: nb.block_diag(a, b, c)."))
+        if t.ndim > 2:
+            raise ShapeError(message(
+                f"blocks have at most 2 dimensions; block {i} has shape {fmt_shape(t.shape)}.",
+                where="nb.block_diag", hint="reshape it into a matrix first."))
+    blocks = [t if t.ndim == 2 else t.reshape(1, -1) for t in tensors]
+    if not blocks:  # no blocks: an empty row, as PyTorch
+        return _wrap(np.zeros((1, 0), dtypes.default_float()))
+    dtype = dtypes.result_type(*blocks)
+    width = builtins.sum(t.shape[1] for t in blocks)
+    rows, left = [], 0
+    for t in blocks:
+        height, cols = t.shape
+        right = width - left - cols
+        rows.append(cat([_wrap(np.zeros((height, left), dtype)), _as(t, dtype),
+                         _wrap(np.zeros((height, right), dtype))], dim=1))
+        left += cols
+    return cat(rows, dim=0)
+
+
+def cartesian_prod(*tensors):
+    """Every way to pick one element of each vector, as rows: (n,) and (m,) give
+    (n*m, 2), the first vector's element changing slowest (as itertools.product)."""
+    if not tensors:
+        raise InputError(message("cartesian_prod needs at least one vector.",
+                                 where="nb.cartesian_prod", hint="e.g. nb.cartesian_prod(a, b)."))
+    _tensors("nb.cartesian_prod", **{f"input {i}": t for i, t in enumerate(tensors)})
+    for i, t in enumerate(tensors):
+        if t.ndim != 1:
+            raise ShapeError(message(
+                f"cartesian_prod takes vectors (1-D); input {i} has shape "
+                f"{fmt_shape(t.shape)}.", where="nb.cartesian_prod",
+                hint="flatten it first: t.flatten()."))
+    if len({t._array.dtype for t in tensors}) > 1:
+        raise DTypeError(message(
+            f"cartesian_prod needs vectors of one dtype, got "
+            f"{', '.join(t.dtype.name for t in tensors)}.", where="nb.cartesian_prod",
+            hint="convert them: t.to(first.dtype)."))
+    if len(tensors) == 1:
+        return tensors[0]  # (as PyTorch: the vector itself)
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([grid.reshape(-1) for grid in grids], dim=1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """Every choice of ``r`` elements of a vector, in order of position, as rows: (n,) gives
+    (n choose r, r); ``with_replacement=True`` lets an element be chosen again."""
+    _tensors("nb.combinations", input=input)
+    if input.ndim != 1:
+        raise ShapeError(message(f"combinations takes a vector (1-D), got shape "
+                                 f"{fmt_shape(input.shape)}.", where="nb.combinations",
+                                 hint="flatten it first: x.flatten()."))
+    if not isinstance(r, (builtins.int, np.integer)) or isinstance(r, builtins.bool) or r < 0:
+        raise InputError(message(f"r must be a whole number >= 0, got {r!r}.",
+                                 where="nb.combinations", hint="r is how many to choose."))
+    choose = (itertools.combinations_with_replacement if with_replacement
+              else itertools.combinations)
+    positions = np.array(list(choose(range(input.shape[0]), r)), dtype=np.int64)
+    if r == 0:  # choosing nothing gives nothing (PyTorch: an empty vector)
+        positions = np.zeros(0, dtype=np.int64)
+    return input[_wrap(positions.reshape(-1, r) if r else positions)]
+
+
+def _tensors(where, **operands) -> None:
+    """Fail unless every one of ``operands`` is a tensor (PyTorch raises a TypeError too)."""
+    for name, value in operands.items():
+        if not isinstance(value, Tensor):
+            raise ArgumentError(message(
+                f"{name} must be a tensor, got {type(value).__name__}.", where=where,
+                hint="make it one first: nb.tensor(...)."))
+
+
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over ``dim``: the arguments of ``std``."""
     if isinstance(dim, bool):
@@ -260,4 +407,5 @@ __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract"
                            "divide", "pow", "where", "einsum", "broadcast_shapes",
                            "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean",
                            "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
-                           "bucketize"]
+                           "bucketize", "tensordot", "block_diag", "cartesian_prod",
+                           "combinations"]

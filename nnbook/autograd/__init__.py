@@ -19,8 +19,9 @@ _LAZY = {
     "detect_anomaly": "anomaly", "set_detect_anomaly": "anomaly",
     "grad": "functional", "backward": "functional",
     "TEACHING_MAX_ELEMENTS": "custom", "is_teaching": "custom", "set_teaching_mode": "custom",
-    "teaching_mode": "custom",
+    "teaching_mode": "custom", "Variable": "variable",
 }
+_SUBMODULES = ("functional",)  # nb.autograd.functional.jacobian, as torch.autograd.functional
 
 __all__ = sorted(_LAZY)
 
@@ -30,8 +31,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'nnbook.autograd' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

@@ -16,7 +16,7 @@ from ..errors import ArgumentError, DTypeError, message
 from ..ops import elementwise as ew
 from ..ops import explog, indexing, linalg, rounding, selection, ternary, trig
 from ..random import numpy_generator
-from .operands import numpy_dim
+from .operands import numpy_dim, require_tensors
 
 
 class InPlace:
@@ -114,6 +114,17 @@ class InPlace:
 
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
         return self._write(ew.NanToNum(nan, posinf, neginf), name="nan_to_num_")
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 * tensor2 (Adam: ``v.mul_(b2).addcmul_(g, g, value=1 - b2)``)."""
+        value = value.item() if self._is_tensor(value) else value
+        require_tensors(self, "addcmul_", tensor1=tensor1, tensor2=tensor2)
+        return self._write(ternary.Addcmul(value), tensor1, tensor2, name="addcmul_")
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 / tensor2 (Adam: ``p.addcdiv_(m, denom, value=-lr)``)."""
+        value = value.item() if self._is_tensor(value) else value
+        require_tensors(self, "addcdiv_", tensor1=tensor1, tensor2=tensor2)
+        return self._write(ternary.Addcdiv(value), tensor1, tensor2, name="addcdiv_")
 
     # -- by index and by mask ------------------------------------------------------------------
     def tril_(self, diagonal=0):
@@ -121,6 +132,27 @@ class InPlace:
 
     def triu_(self, diagonal=0):
         return self._write(linalg.Triu(diagonal), name="triu_")
+
+    # -- fused products: self = beta * self + alpha * product (methods/linalg.py) ----------
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        require_tensors(self, "addmm_", mat1=mat1, mat2=mat2)
+        return self._write(linalg.Addmm(beta, alpha), mat1, mat2, name="addmm_")
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        require_tensors(self, "addmv_", mat=mat, vec=vec)
+        return self._write(linalg.Addmv(beta, alpha), mat, vec, name="addmv_")
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        require_tensors(self, "addr_", vec1=vec1, vec2=vec2)
+        return self._write(linalg.Addr(beta, alpha), vec1, vec2, name="addr_")
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        require_tensors(self, "baddbmm_", batch1=batch1, batch2=batch2)
+        return self._write(linalg.Baddbmm(beta, alpha), batch1, batch2, name="baddbmm_")
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        require_tensors(self, "addbmm_", batch1=batch1, batch2=batch2)
+        return self._write(linalg.Addbmm(beta, alpha), batch1, batch2, name="addbmm_")
 
     def masked_fill_(self, mask, value):
         if self._is_tensor(value):

@@ -7,8 +7,11 @@ with the same op.
 """
 from __future__ import annotations
 
+import warnings
+
 from ..errors import DTypeError, ShapeError, fmt_shape, message
 from ..ops import linalg
+from .operands import require_tensors
 
 
 class Linalg:
@@ -95,3 +98,78 @@ class Linalg:
 
     def triu(self, diagonal=0):
         return self._op(linalg.Triu(diagonal), self)
+
+    # -- fused products: beta * self + alpha * product -----------------------------------
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat1 @ mat2); self broadcasts to (n, p)."""
+        require_tensors(self, "Tensor.addmm", mat1=mat1, mat2=mat2)
+        return self._op(linalg.Addmm(beta, alpha), self, mat1, mat2)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat @ vec)."""
+        require_tensors(self, "Tensor.addmv", mat=mat, vec=vec)
+        return self._op(linalg.Addmv(beta, alpha), self, mat, vec)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)."""
+        require_tensors(self, "Tensor.addr", vec1=vec1, vec2=vec2)
+        return self._op(linalg.Addr(beta, alpha), self, vec1, vec2)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * (batch1 @ batch2), batch by batch."""
+        require_tensors(self, "Tensor.baddbmm", batch1=batch1, batch2=batch2)
+        return self._op(linalg.Baddbmm(beta, alpha), self, batch1, batch2)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * the sum over the batch of batch1[i] @ batch2[i]."""
+        require_tensors(self, "Tensor.addbmm", batch1=batch1, batch2=batch2)
+        return self._op(linalg.Addbmm(beta, alpha), self, batch1, batch2)
+
+    # -- products that build bigger tensors ------------------------------------------------
+    def kron(self, other):
+        """The Kronecker product: every element of self times the whole of other, laid out
+        block by block.  (m, n) and (p, q) give (m*p, n*q): block (i, j) is a_ij * b."""
+        require_tensors(self, "Tensor.kron", other=other)
+        n = max(self.ndim, other.ndim)
+        a_shape = (1,) * (n - self.ndim) + tuple(self.shape)
+        b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+        # a as (a0, 1, a1, 1, ...), b as (1, b0, 1, b1, ...): their product holds every
+        # a_i * b_j, with a's index before b's along each axis
+        spread_a = [s for size in a_shape for s in (size, 1)]
+        spread_b = [s for size in b_shape for s in (1, size)]
+        products = self.reshape(spread_a) * other.reshape(spread_b)
+        return products.reshape([p * q for p, q in zip(a_shape, b_shape)])
+
+    def cross(self, other, dim=None):
+        """The cross product of 3-vectors along ``dim`` (which must have size 3):
+        (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0).  Without ``dim``, the first dim of
+        size 3 (deprecated, as in PyTorch, which warns)."""
+        where = "Tensor.cross"
+        require_tensors(self, where, other=other)
+        if self.ndim != other.ndim:
+            raise ShapeError(message(
+                f"cross needs inputs with the same number of dimensions, got shapes "
+                f"{fmt_shape(self.shape)} and {fmt_shape(other.shape)}.", where=where,
+                hint="unsqueeze the smaller one: b.unsqueeze(0), or b.expand_as(a)."))
+        if self._array.dtype != other._array.dtype:
+            raise DTypeError(message(
+                f"cross needs both operands of one dtype, got {self.dtype.name} and "
+                f"{other.dtype.name}.", where=where, hint="convert one of them: b.to(a.dtype)."))
+        if dim is None:
+            dim = next((d for d, size in enumerate(self.shape) if size == 3), None)
+            if dim is None:
+                raise ShapeError(message(
+                    f"cross without dim looks for a dimension of size 3, and the input "
+                    f"{fmt_shape(self.shape)} has none.", where=where,
+                    hint="the vectors' dimension needs size 3: pass dim= to name it."))
+            warnings.warn("Using cross without dim is deprecated (as in PyTorch): pass dim "
+                          "(the dim of size 3).", UserWarning, stacklevel=2)
+        d = self._dim(dim, "cross")
+        if self.ndim == 0 or self.shape[d] != 3 or other.shape[d] != 3:
+            raise ShapeError(message(
+                f"cross needs size 3 along dim {dim}, got shapes {fmt_shape(self.shape)} and "
+                f"{fmt_shape(other.shape)}.", where=where,
+                hint="the cross product is defined for 3-vectors; name their dim with dim=."))
+        # roll by -1 gives (x1, x2, x0), by -2 (x2, x0, x1): component i is
+        # a_(i+1) b_(i+2) - a_(i+2) b_(i+1)
+        return self.roll(-1, d) * other.roll(-2, d) - self.roll(-2, d) * other.roll(-1, d)

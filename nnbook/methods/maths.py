@@ -15,7 +15,7 @@ from .. import dtypes
 from ..errors import InputError, message
 from ..ops import elementwise as ew
 from ..ops import explog, rounding, softmax, ternary, trig
-from .operands import promoted
+from .operands import promoted, require_tensors
 
 
 def scaled(a, b, alpha, where):
@@ -284,3 +284,20 @@ class Maths:
         """self + weight * (end - self); ``weight`` is a number or a tensor."""
         start, end, weight = promoted(self._floating(), end, weight)
         return self._op(ternary.Lerp(), start, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 * tensor2 (all three broadcast)."""
+        return _fused(self, ternary.Addcmul, tensor1, tensor2, value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2 (all three broadcast)."""
+        return _fused(self, ternary.Addcdiv, tensor1, tensor2, value)
+
+
+def _fused(x, make_op, tensor1, tensor2, value):
+    """addcmul or addcdiv: the op checks the dtypes as given (two integers cannot be
+    divided), then runs on the three tensors promoted to one dtype."""
+    op = make_op(value.item() if x._is_tensor(value) else value)
+    require_tensors(x, f"Tensor.{op.name}", tensor1=tensor1, tensor2=tensor2)
+    op.infer(x, tensor1, tensor2)
+    return x._op(op, *promoted(x, tensor1, tensor2))

@@ -31,3 +31,13 @@ def numpy_dim(method):
             kwargs["dim"] = kwargs.pop("axis")
         return method(self, *args, **kwargs)
     return takes_axis
+
+
+def require_tensors(x, where, **operands) -> None:
+    """Fail unless every one of ``operands`` is a tensor (PyTorch raises a TypeError too);
+    ``x`` is any tensor, asked which values are tensors."""
+    for name, value in operands.items():
+        if not x._is_tensor(value):
+            raise ArgumentError(message(
+                f"{name} must be a tensor, got {type(value).__name__}.", where=where,
+                hint="make it one first: nb.tensor(...)."))

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..errors import DimError, InputError, ShapeError, message
+from ..errors import ArgumentError, DimError, InputError, ShapeError, message
 from ..ops import rearrange
 from ..ops import shape as shape_ops
 from .operands import numpy_dim
@@ -203,6 +203,33 @@ class Shapes:
                 f"{name} needs at least 2 dimensions, got shape {tuple(self.shape)}.",
                 where=f"Tensor.{name}", hint="reshape first, e.g. x.reshape(1, -1)."))
         return self
+
+    def rot90(self, k=1, dims=(0, 1)):
+        """Turn the plane of ``dims`` a quarter turn ``k`` times, from dims[0] toward dims[1]
+        (a matrix's first row becomes its first column, read upward)."""
+        if len(dims) != 2:
+            raise ShapeError(message(f"rot90 turns in a plane of two dims, got dims={dims!r}.",
+                                     where="Tensor.rot90", hint="e.g. dims=(0, 1)."))
+        if self.ndim < 2:
+            raise ShapeError(message(
+                f"rot90 needs at least 2 dimensions, got shape {tuple(self.shape)}.",
+                where="Tensor.rot90", hint="reshape first, e.g. x.reshape(1, -1)."))
+        first, second = (self._dim(d, "rot90") for d in dims)
+        if first == second:
+            raise ShapeError(message(f"rot90 needs two different dims, got dims={dims!r}.",
+                                     where="Tensor.rot90", hint="e.g. dims=(0, 1)."))
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+            raise ArgumentError(message(f"k must be an int, got {k!r}.", where="Tensor.rot90",
+                                     hint="k counts quarter turns: 1, 2, 3 or negative."))
+        k = int(k) % 4
+        # one quarter turn = flip along dims[1], then swap the two dims
+        if k == 1:
+            return self.flip(second).transpose(first, second)
+        if k == 2:
+            return self.flip(first, second)
+        if k == 3:
+            return self.flip(first).transpose(first, second)
+        return self.clone()
 
     def roll(self, shifts, dims=None):
         shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)

@@ -1,4 +1,5 @@
-"""Matrix products: ``a @ b`` (batched, broadcasting) and the fused ``linear``."""
+"""Matrix products: ``a @ b`` (batched, broadcasting), the fused ``linear``, and the
+products added to an input (``addmm``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``)."""
 from __future__ import annotations
 
 import math
@@ -7,6 +8,7 @@ import numpy as np
 
 from ..errors import DTypeError, fmt_shape
 from .base import Op, broadcast_shape, normalize_dim
+from .ternary import number, scalar
 
 
 class Matmul(Op):
@@ -252,3 +254,117 @@ class DiagMatrix(Op):
 
     def backward(self, grad_out):  # y_(i, i+offset) = x_i: read the gradient off the diagonal
         return (np.diagonal(grad_out, self.offset).copy(),)
+
+
+# ---------------------------------------------------------------------------
+# Fused products: beta * input + alpha * (a product of two tensors)
+# ---------------------------------------------------------------------------
+
+class Addmm(Op):
+    """y = beta * x + alpha * (a @ b): a product added to x, scaled, in one op.
+
+    The product is named by einsum subscripts (a, b -> product), so one class serves the
+    five fused products: the subclasses change only ``subscripts``.  x broadcasts to the
+    product's shape; with beta = 0 it is not read at all (NaN in it stays out), as PyTorch.
+    """
+
+    name = "addmm"
+    subscripts = ("ij", "jk", "ik")          # (n, m) @ (m, p) -> (n, p)
+    names = ("mat1", "mat2")
+
+    def __init__(self, beta=1, alpha=1):
+        self.beta, self.alpha = number(self, beta, "beta"), number(self, alpha, "alpha")
+
+    def _sizes(self, a, b) -> dict:
+        """{letter: size} of the product's axes; fails on wrong dims or sizes that differ."""
+        (sa, sb, _), (na, nb) = self.subscripts, self.names
+        both = f"{na} {fmt_shape(a.shape)} and {nb} {fmt_shape(b.shape)}"
+        if (a.ndim, b.ndim) != (len(sa), len(sb)):
+            self.fail(f"expects a {len(sa)}-D {na} and a {len(sb)}-D {nb}, got {both}.",
+                      hint=f"{self.name} multiplies {_kinds[len(sa)]} by {_kinds[len(sb)]}; "
+                      "reshape the operands, or use a @ b, which broadcasts.")
+        sizes = dict(zip(sa, a.shape))
+        for letter, size in zip(sb, b.shape):
+            if sizes.setdefault(letter, size) != size:
+                rule = (f"{self.name} computes '{sa},{sb}->{self.subscripts[2]}' (einsum "
+                        "letters): the sizes of a shared letter must agree")
+                turned = b.ndim >= 2 and a.shape[-1] == b.shape[-1] != b.shape[-2]
+                self.fail(f"{na} and {nb} cannot be multiplied: got {both}.",
+                          hint=f"{nb} looks stored the other way round (as a Linear weight "
+                          f"is, (out, in)): pass {nb}.transpose(-1, -2)." if turned
+                          else rule + ".")
+        return sizes
+
+    def infer(self, x, a, b):
+        if not (x.dtype == a.dtype == b.dtype):
+            self.fail(f"needs input, {self.names[0]} and {self.names[1]} of one dtype, got "
+                      f"{np.dtype(x.dtype).name}, {np.dtype(a.dtype).name} and "
+                      f"{np.dtype(b.dtype).name}.", cls=DTypeError,
+                      hint="convert them first: t.to(mat1.dtype).")
+        sizes = self._sizes(a, b)
+        out = tuple(sizes[letter] for letter in self.subscripts[2])
+        if len(x.shape) > len(out) or any(
+                s not in (1, o) for s, o in zip(reversed(x.shape), reversed(out))):
+            self.fail(f"input {fmt_shape(x.shape)} does not broadcast to the product's shape "
+                      f"{fmt_shape(out)} ({self.names[0]} {fmt_shape(a.shape)}, "
+                      f"{self.names[1]} {fmt_shape(b.shape)}).",
+                      hint="the input is added to the product: its sizes, matched from the "
+                      "right, must equal the product's or be 1.")
+        return out
+
+    def _product(self, a, b):
+        sa, sb, so = self.subscripts
+        return np.einsum(f"{sa},{sb}->{so}", a, b, optimize=True)
+
+    def forward(self, x, a, b):
+        need = self.needs_input_grad
+        self.a = a if need[2] else None
+        self.b = b if need[1] else None
+        product = self._product(a, b)
+        beta, alpha = scalar(self.beta, product.dtype), scalar(self.alpha, product.dtype)
+        if self.beta == 0:  # x is ignored, NaN and all
+            return np.broadcast_to(alpha * product, product.shape).copy()
+        return beta * x + alpha * product
+
+    def backward(self, grad_out):
+        # y = beta x + alpha sum_j a_.j b_j.;  dx = beta dy,  da = alpha dy b^T,  db = alpha a^T dy
+        # (in einsum: the gradient of one factor multiplies dy by the other factor).
+        sa, sb, so = self.subscripts
+        need = self.needs_input_grad
+        grad_x = grad_out * self.beta if need[0] else None
+        grad_a = self.alpha * np.einsum(f"{so},{sb}->{sa}", grad_out, self.b,
+                                        optimize=True) if need[1] else None
+        grad_b = self.alpha * np.einsum(f"{sa},{so}->{sb}", self.a, grad_out,
+                                        optimize=True) if need[2] else None
+        return grad_x, grad_a, grad_b
+
+
+_kinds = {1: "a vector", 2: "a matrix", 3: "a batch of matrices"}
+
+
+class Addmv(Addmm):
+    """y = beta * x + alpha * (mat @ vec)."""
+
+    name = "addmv"
+    subscripts, names = ("ij", "j", "i"), ("mat", "vec")
+
+
+class Addr(Addmm):
+    """y = beta * x + alpha * outer(vec1, vec2)."""
+
+    name = "addr"
+    subscripts, names = ("i", "j", "ij"), ("vec1", "vec2")
+
+
+class Baddbmm(Addmm):
+    """y = beta * x + alpha * (batch1 @ batch2), matrix by matrix: (b, n, m) @ (b, m, p)."""
+
+    name = "baddbmm"
+    subscripts, names = ("bij", "bjk", "bik"), ("batch1", "batch2")
+
+
+class Addbmm(Addmm):
+    """y = beta * x + alpha * sum over the batch of (batch1[i] @ batch2[i])."""
+
+    name = "addbmm"
+    subscripts, names = ("bij", "bjk", "ik"), ("batch1", "batch2")

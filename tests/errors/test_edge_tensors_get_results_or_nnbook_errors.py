@@ -37,6 +37,14 @@ OTHERS = {
     "mse_loss": lambda x: nb.nn.functional.mse_loss(x, x * 0),
     "masked_fill": lambda x: x.masked_fill(x > 0, 1.0), "movedim": lambda x: x.movedim(0, -1),
     "lerp": lambda x: x.lerp(x * 0, 0.5),
+    "addcmul": lambda x: x.addcmul(x, x, value=0.5), "addcdiv": lambda x: x.addcdiv(x, x + 1),
+    "addcmul_": lambda x: (x * 1).addcmul_(x, x), "addmv": lambda x: nb.addmv(x, x, x),
+    "addmm": lambda x: nb.addmm(x, x, x.T if x.ndim == 2 else x, beta=0),
+    "addr": lambda x: x.addr(x, x), "baddbmm": lambda x: x.baddbmm(x, x.transpose(-1, -2)),
+    "addbmm": lambda x: x.addbmm(x, x), "kron": lambda x: nb.kron(x, x),
+    "cross": lambda x: x.cross(x, dim=-1), "rot90": lambda x: x.rot90(1, (0, -1)),
+    "tensordot": lambda x: nb.tensordot(x, x, 1), "block_diag": lambda x: nb.block_diag(x, x),
+    "cartesian_prod": lambda x: nb.cartesian_prod(x, x), "combinations": nb.combinations,
 }
 
 

@@ -48,3 +48,20 @@ def test_sgd_without_a_learning_rate_uses_pytorchs_default():
     (w * 2).sum().backward()
     opt.step()
     np.testing.assert_allclose(w.detach().numpy(), 1 - 2e-3, rtol=1e-6)
+
+
+def test_addmm_broadcasts_its_input_and_beta_0_ignores_nan_in_it():
+    """PyTorch's addmm adds a bias row (or a number) to every row, and with beta=0 never
+    reads the input, so NaN in an uninitialised buffer does no harm."""
+    x, w = nb.ones(5, 4), nb.ones(4, 3)
+    assert nb.addmm(nb.zeros(3), x, w).shape == (5, 3)
+    assert nb.addmm(nb.tensor(1.0), x, w).shape == (5, 3)
+    out = nb.full((5, 3), float("nan")).addmm_(x, w, beta=0)
+    assert np.isfinite(out.numpy()).all()
+
+
+def test_addcmul_and_addcdiv_take_a_value_of_a_0_d_tensor_and_integer_tensors():
+    """PyTorch reads value=torch.tensor(2.0) as 2.0, and keeps integers integers."""
+    x = nb.ones(3)
+    np.testing.assert_allclose(x.addcmul(x, x, value=nb.tensor(2.0)).numpy(), 3.0)
+    assert nb.addcmul(nb.tensor([1, 2]), nb.tensor([1, 2]), nb.tensor([3, 3])).dtype == nb.int64

@@ -7,6 +7,12 @@ import pytest
 import nnbook as nb
 from nnbook.errors import ArgumentError, BackwardError, DTypeError
 
+
+def _c(*shape):
+    """A constant operand of this shape, the same in every call."""
+    return nb.tensor(np.linspace(-1.0, 2.0, int(np.prod(shape))).reshape(shape))
+
+
 # (in-place call, the same out of place); inputs are positive (7, 5) float64
 PAIRS = [
     (lambda x: x.exp_(), lambda x: x.exp()),
@@ -31,6 +37,13 @@ PAIRS = [
     (lambda x: x.clamp_min_(1.0), lambda x: x.clamp_min(1.0)),
     (lambda x: x.clamp_max_(1.0), lambda x: x.clamp_max(1.0)),
     (lambda x: x.lerp_(x * 3, 0.25), lambda x: x.lerp(x * 3, 0.25)),
+    (lambda x: x.addcmul_(x * 3, _c(1, 5), value=-0.5),
+     lambda x: x.addcmul(x * 3, _c(1, 5), value=-0.5)),
+    (lambda x: x.addcdiv_(_c(7, 1), x + 1, value=2), lambda x: x.addcdiv(_c(7, 1), x + 1, value=2)),
+    (lambda x: x.addmm_(_c(7, 3), _c(3, 5), beta=0.5, alpha=-1),
+     lambda x: x.addmm(_c(7, 3), _c(3, 5), beta=0.5, alpha=-1)),
+    (lambda x: x.addr_(_c(7), _c(5), beta=0), lambda x: x.addr(_c(7), _c(5), beta=0)),
+    (lambda x: x.addbmm_(_c(2, 7, 3), _c(2, 3, 5)), lambda x: x.addbmm(_c(2, 7, 3), _c(2, 3, 5))),
     (lambda x: x.masked_fill_(x > 1, -2.0), lambda x: x.masked_fill(x > 1, -2.0)),
     (lambda x: x.tril_(), lambda x: x.tril()),
     (lambda x: x.triu_(diagonal=-2), lambda x: x.triu(diagonal=-2)),

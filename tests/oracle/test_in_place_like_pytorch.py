@@ -35,6 +35,18 @@ CASES = {
     "copy_ into a result": lambda L, x: (x * 1).copy_(x.detach() * 2),
     "copy_ from a result": lambda L, x: L.zeros(3, 4, dtype=L.float64).copy_(x * 2),
     "scatter_": lambda L, x: (x * 1).scatter_(1, L.tensor([[0], [1], [2]]), 9.0),
+    "addcmul_ on a leaf": lambda L, x: x.addcmul_(x * 1, x * 2),
+    "addcmul_ on a result": lambda L, x: (x * 1).addcmul_(x, x.exp(), value=0.5),
+    "addcdiv_ on a result": lambda L, x: (x * 1).addcdiv_(x.sin(), x + 1, value=-2),
+    "addcmul_ on a saved input": lambda L, x: (lambda h: _after(
+        L, h * h, lambda y: h.addcmul_(x, x)))(x * 1),
+    "addcdiv_ that would grow the shape": lambda L, x: (x[0] * 1).addcdiv_(x, x + 1),
+    "addmm_ on a result": lambda L, x: (x * 1).addmm_(x[:, :2] * 1, x[:2] * 3, beta=0.5,
+                                                      alpha=2),
+    "addmm_ with beta 0": lambda L, x: (x * 1).addmm_(x[:, :2] * 1, x[:2] * 1, beta=0),
+    "addr_ that would grow the shape": lambda L, x: (x[0] * 1).addr_(x[:, 0], x[0]),
+    "addr_ on a view of a result": lambda L, x: _after(
+        L, x * 1, lambda h: h[1:].addr_(x[:2, 0] * 1, x[0] * 1, alpha=-1)),
 }
 
 
