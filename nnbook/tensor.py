@@ -39,6 +39,7 @@ from .methods import (
     InPlace,
     Linalg,
     Maths,
+    Memory,
     Reductions,
     Selection,
     Shapes,
@@ -155,7 +156,7 @@ class RemovableHandle:
 # ---------------------------------------------------------------------------
 
 class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
-             Factories):
+             Factories, Memory):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -504,8 +505,8 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 hint="convert first (x = x.float()), or use the out-of-place form (y = x + z)."))
         if not self._array.flags.writeable:
             raise InputError(message(
-                f"{name} on a tensor whose memory is read-only (a broadcast view, from "
-                "expand() or a shape-only pass).", where=name,
+                f"{name} on a tensor whose memory is read-only (a broadcast view from "
+                "expand(), windows from unfold(), or a shape-only pass).", where=name,
                 hint="make a copy first: x = x.clone()."))
         np.copyto(self._array, value, casting="unsafe")
         context.count_write(self._counter)

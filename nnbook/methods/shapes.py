@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..errors import DimError, InputError, ShapeError, message
+from ..errors import ArgumentError, DimError, InputError, ShapeError, message
 from ..ops import rearrange
 from ..ops import shape as shape_ops
 from .operands import numpy_dim
@@ -123,6 +123,13 @@ class Shapes:
     moveaxis = movedim
     swapdims = transpose
 
+    def unfold(self, dimension, size, step):
+        """Windows of ``size`` elements, ``step`` apart, along ``dimension`` (a view); the
+        windows' elements make a new last dim: arange(5).unfold(0, 2, 2) is [[0, 1], [2, 3]]."""
+        if self.ndim == 0:  # a number is one window of itself (or an empty one)
+            return self.reshape(1).unfold(dimension, size, step).reshape(size)
+        return self._op(shape_ops.Unfold(dimension, size, step), self)
+
     # -- pieces: views of parts of this tensor ---------------------------------------------
     def _piece_dim(self, dim, what) -> int:
         """``dim`` of a tensor cut into pieces: a 0-d tensor has none to cut along."""
@@ -181,6 +188,69 @@ class Shapes:
         if n == 0:
             return tuple(self for _ in range(chunks))
         return self.split(math.ceil(n / chunks), dim)
+
+    @numpy_dim
+    def tensor_split(self, indices_or_sections, dim=0):
+        """``n`` pieces as equal as can be (the first ``size % n`` one longer), or the pieces
+        between the positions listed: ``[2, 5]`` gives x[:2], x[2:5], x[5:] along ``dim``."""
+        d = self._piece_dim(dim, "tensor_split")
+        cuts = indices_or_sections
+        if self._is_tensor(cuts):
+            if cuts._array.dtype.kind not in "iu" or cuts.ndim > 1:
+                raise InputError(message(
+                    f"tensor_split takes a 0-d or 1-d tensor of integers, got "
+                    f"{cuts.dtype.name} of shape {tuple(cuts.shape)}.",
+                    where="Tensor.tensor_split", hint="e.g. nb.tensor([2, 5]), or an int."))
+            cuts = cuts.item() if cuts.ndim == 0 else cuts.tolist()
+        if isinstance(cuts, (tuple, list)):
+            if not all(isinstance(c, int) and not isinstance(c, bool) for c in cuts):
+                raise ArgumentError(message(
+                    f"tensor_split's indices must be ints, got {cuts!r}.",
+                    where="Tensor.tensor_split", hint="e.g. x.tensor_split([2, 5])."))
+            bounds = [None, *cuts, None]  # each piece is a Python slice: x[a:b]
+        elif isinstance(cuts, int) and not isinstance(cuts, bool):
+            if cuts < 1:
+                raise InputError(message(
+                    f"the number of sections must be at least 1, got {cuts}.",
+                    where="Tensor.tensor_split", hint="e.g. x.tensor_split(3)."))
+            n = self.shape[d]
+            sizes = [n // cuts + (i < n % cuts) for i in range(cuts)]
+            bounds = [0, *np.cumsum(sizes).tolist()]
+        else:
+            raise ArgumentError(message(
+                f"tensor_split takes an int (sections) or a list of indices, got "
+                f"{type(cuts).__name__}.", where="Tensor.tensor_split",
+                hint="e.g. x.tensor_split(3) or x.tensor_split([2, 5])."))
+        return tuple(self[(slice(None),) * d + (slice(a, b),)]
+                     for a, b in zip(bounds[:-1], bounds[1:]))
+
+    def hsplit(self, indices_or_sections):
+        """tensor_split along dim 1 (dim 0 of a vector); sections must divide it evenly."""
+        return self._split_evenly("hsplit", 1, 0 if self.ndim == 1 else 1, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        """tensor_split along dim 0 of a tensor of at least 2 dims."""
+        return self._split_evenly("vsplit", 2, 0, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        """tensor_split along dim 2 of a tensor of at least 3 dims."""
+        return self._split_evenly("dsplit", 3, 2, indices_or_sections)
+
+    def _split_evenly(self, name, min_dims, dim, indices_or_sections):
+        if self.ndim < min_dims:
+            raise DimError(message(
+                f"{name} needs a tensor of at least {min_dims} dim(s), got {self.ndim}-d "
+                f"with shape {tuple(self.shape)}.", where=f"Tensor.{name}",
+                hint="use x.tensor_split(sections, dim) for a chosen dim."))
+        sections = indices_or_sections
+        if isinstance(sections, int) and not isinstance(sections, bool) and sections > 0 \
+                and self.shape[dim] % sections:
+            raise InputError(message(
+                f"{name} splits dim {dim} of size {self.shape[dim]} into {sections} equal "
+                "pieces, which it does not divide into.", where=f"Tensor.{name}",
+                hint=f"use x.tensor_split({sections}, {dim}) for pieces that may differ by "
+                "one, or list the indices to split at."))
+        return self.tensor_split(sections, dim)
 
     @numpy_dim
     def unbind(self, dim=0):
