@@ -189,6 +189,14 @@ DIFFERENCES = [
                "does too", "using such an older view in backward raises a version error; "
                "take the view again after the write", "nnbook updates the history of the "
                "view written through and of its base only"),
+    Difference("autograd", "after `x.unsqueeze_(0)` (or `squeeze_`, `t_`, `transpose_`, "
+               "`swapaxes_`, `swapdims_`), a view of x taken before can still be written "
+               "into while recording; and a backward through an op that saved x before the "
+               "change raises a version error", "the write through the older view raises "
+               "BackwardError (take the view again); the backward runs, with the right "
+               "gradient, since no value changed", "a view keeps the rule that made it from "
+               "its base, which no longer fits the base's new shape; the values the op "
+               "saved are still the values it used"),
     Difference("autograd", "a version-counter error names the op; "
                "`set_detect_anomaly(True)` adds the forward traceback",
                "the error names the op and its saved tensor; under `nb.detect_anomaly()` it "

@@ -63,10 +63,10 @@ class Memory:
 
 
 def _strides(array) -> tuple:
-    """PyTorch's strides, in elements.  numpy's strides of a contiguous array may differ
-    where nothing is ever stepped over (a dim of size 1, an empty array): there PyTorch
-    gives the row-major strides, and so does this (so is_contiguous() and stride() agree)."""
-    if array.flags.c_contiguous:
+    """PyTorch's strides, in elements: numpy's, divided by the element size.  For an empty
+    array numpy gives zeros, PyTorch the row-major strides (as if each dim were at least 1),
+    which make is_contiguous() and stride() agree; so does this."""
+    if array.size == 0:
         return tuple(math.prod(max(n, 1) for n in array.shape[d + 1:])
                      for d in range(array.ndim))
     return tuple(s // array.itemsize for s in array.strides)

@@ -90,6 +90,23 @@ class Shapes:
         return self.reshape(tuple(n for i, n in enumerate(self.shape)
                                   if not (i in drop and n == 1)))
 
+    # -- the same, in place: this tensor takes the new shape (a view of its own memory) --
+    @numpy_dim
+    def squeeze_(self, dim=None):
+        return self._relayout(lambda x: x.squeeze(dim), "squeeze_")
+
+    @numpy_dim
+    def unsqueeze_(self, dim):
+        return self._relayout(lambda x: x.unsqueeze(dim), "unsqueeze_")
+
+    def t_(self):
+        return self._relayout(lambda x: x.t(), "t_")
+
+    def transpose_(self, dim0, dim1):
+        return self._relayout(lambda x: x.transpose(dim0, dim1), "transpose_")
+
+    swapaxes_ = swapdims_ = transpose_
+
     def expand(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return self._op(shape_ops.Expand(shape), self)
