@@ -248,9 +248,9 @@ class Selection:
 
 def _tensors(where, **named) -> list:
     """The tensor arguments of ``where``, refusing anything else (as PyTorch does)."""
-    from_numpy = [name for name, t in named.items() if not hasattr(t, "_array")]
-    if from_numpy:
-        name = from_numpy[0]
+    others = [name for name, t in named.items() if not hasattr(t, "_array")]
+    if others:
+        name = others[0]
         _fail(where, f"{name} must be a tensor, got {type(named[name]).__name__}.",
               f"make it one: nb.tensor({name}).", ArgumentError)
     return list(named.values())

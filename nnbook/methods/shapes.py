@@ -17,6 +17,17 @@ def _sizes(args):
     return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
 
 
+def _one_of(name, **given):
+    """The one of these arguments that was given (PyTorch names them by what they hold)."""
+    found = [value for value in given.values() if value is not None]
+    if len(found) != 1:
+        raise ArgumentError(message(
+            f"{name} takes one of {', '.join(given)}, got {len(found)}.",
+            where=f"Tensor.{name}", hint=f"e.g. x.{name}(3), x.{name}(sections=3) or "
+            f"x.{name}(indices=[1, 4])."))
+    return found[0]
+
+
 class Shapes:
     """Tensor methods that change a tensor's shape."""
 
@@ -207,11 +218,15 @@ class Shapes:
         return self.split(math.ceil(n / chunks), dim)
 
     @numpy_dim
-    def tensor_split(self, indices_or_sections, dim=0):
+    def tensor_split(self, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                     tensor_indices_or_sections=None):
         """``n`` pieces as equal as can be (the first ``size % n`` one longer), or the pieces
-        between the positions listed: ``[2, 5]`` gives x[:2], x[2:5], x[5:] along ``dim``."""
+        between the positions listed: ``[2, 5]`` gives x[:2], x[2:5], x[5:] along ``dim``.
+        (PyTorch's keywords: ``sections=n``, ``indices=[...]``, or a tensor of either.)"""
         d = self._piece_dim(dim, "tensor_split")
-        cuts = indices_or_sections
+        cuts = _one_of("tensor_split", indices_or_sections=indices_or_sections,
+                       sections=sections, indices=indices,
+                       tensor_indices_or_sections=tensor_indices_or_sections)
         if self._is_tensor(cuts):
             if cuts._array.dtype.kind not in "iu" or cuts.ndim > 1:
                 raise InputError(message(
@@ -241,17 +256,23 @@ class Shapes:
         return tuple(self[(slice(None),) * d + (slice(a, b),)]
                      for a, b in zip(bounds[:-1], bounds[1:]))
 
-    def hsplit(self, indices_or_sections):
+    def hsplit(self, indices_or_sections=None, *, sections=None, indices=None):
         """tensor_split along dim 1 (dim 0 of a vector); sections must divide it evenly."""
-        return self._split_evenly("hsplit", 1, 0 if self.ndim == 1 else 1, indices_or_sections)
+        return self._split_evenly("hsplit", 1, 0 if self.ndim == 1 else 1, _one_of(
+            "hsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
 
-    def vsplit(self, indices_or_sections):
+    def vsplit(self, indices_or_sections=None, *, sections=None, indices=None):
         """tensor_split along dim 0 of a tensor of at least 2 dims."""
-        return self._split_evenly("vsplit", 2, 0, indices_or_sections)
+        return self._split_evenly("vsplit", 2, 0, _one_of(
+            "vsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
 
-    def dsplit(self, indices_or_sections):
+    def dsplit(self, indices_or_sections=None, *, sections=None, indices=None):
         """tensor_split along dim 2 of a tensor of at least 3 dims."""
-        return self._split_evenly("dsplit", 3, 2, indices_or_sections)
+        return self._split_evenly("dsplit", 3, 2, _one_of(
+            "dsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
 
     def _split_evenly(self, name, min_dims, dim, indices_or_sections):
         if self.ndim < min_dims:

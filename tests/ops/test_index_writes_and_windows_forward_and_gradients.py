@@ -148,6 +148,10 @@ WRONG = [
     (lambda x: x.tensor_split(1.5), ArgumentError, r"takes an int \(sections\) or a list"),
     (lambda x: x.tensor_split(nb.tensor([1.0])), InputError, r"a 0-d or 1-d tensor of integers"),
     (lambda x: x.hsplit(2), InputError, r"hsplit splits dim 1 of size 5 into 2 equal pieces"),
+    (lambda x: x.tensor_split(2, sections=3), ArgumentError,
+     r"tensor_split takes one of indices_or_sections, sections, indices, "
+     r"tensor_indices_or_sections, got 2"),
+    (lambda x: x.vsplit(), ArgumentError, r"vsplit takes one of .*got 0"),
     (lambda x: x[0].vsplit(1), DimError, r"vsplit needs a tensor of at least 2 dim"),
     (lambda x: x.dsplit([1]), DimError, r"dsplit needs a tensor of at least 3 dim"),
 ]
