@@ -191,6 +191,9 @@ class ScatterReduce(IndexAlong):
             self.fail(f"src is {np.dtype(src.dtype).name} but the input is "
                       f"{np.dtype(x.dtype).name}; they must be the same.", cls=DTypeError,
                       hint=f"convert src first: src.to(nb.{np.dtype(x.dtype).name}).")
+        if self.reduce == "mean" and np.dtype(x.dtype) == np.bool_:
+            self.fail("the mean of booleans is not a boolean.", cls=DTypeError,
+                      hint="convert first: x.float().scatter_reduce(..., 'mean').")
         self.check_index(x, index, fits_in=(("src", src),))
         return x.shape
 
@@ -226,14 +229,13 @@ class ScatterReduce(IndexAlong):
             self.scale_x, self.scale_src = own / count, (1 / count)[where_to]
         elif self.reduce == "prod":  # d(product)/d(one factor) = the product of the others
             zeros, product = np.zeros(x.shape), np.ones(x.shape, dtype=x.dtype)
-            self.scale_x = own  # (without self, y = x where nothing was scattered)
-            if self.include_self:
+            if self.include_self:  # x is one of the factors
                 zeros += x == 0
                 product *= np.where(x == 0, 1, x)
-            np.add.at(zeros, where_to, values == 0)
+            np.add.at(zeros, where_to, values == 0)  # (counted: a zero has no quotient)
             np.multiply.at(product, where_to, np.where(values == 0, 1, values))
-            if self.include_self:
-                self.scale_x = _product_of_others(x, zeros, product)
+            self.scale_x = _product_of_others(x, zeros, product) if self.include_self \
+                else own  # (without x: y = x where nothing was scattered, no x elsewhere)
             self.scale_src = _product_of_others(values, zeros[where_to], product[where_to])
         else:  # amax, amin: the gradient is shared by every element equal to the result
             x_is = own * (x == out)
@@ -257,10 +259,12 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
-    if reduce == "amax":
-        return -np.inf if np.dtype(dtype).kind == "f" else info.min
-    return np.inf if np.dtype(dtype).kind == "f" else info.max
+    kind = np.dtype(dtype).kind
+    if kind == "f":
+        return -np.inf if reduce == "amax" else np.inf
+    if kind == "b":
+        return reduce != "amax"  # False is the smallest bool, True the largest
+    return np.iinfo(dtype).min if reduce == "amax" else np.iinfo(dtype).max
 
 
 def _product_of_others(v, zeros, product):

@@ -109,6 +109,8 @@ WRONG = [
      r"index 7 is out of bounds for dim 0 with size 7"),
     (lambda x: x.scatter_reduce(0, nb.tensor([[0]]), x[:1, :1].float(), "sum"), DTypeError,
      r"src is float32 but the input is float64"),
+    (lambda x: (x > 0).scatter_reduce(0, nb.tensor([[0]]), x[:1] > 0, "mean"), DTypeError,
+     r"the mean of booleans is not a boolean"),
     (lambda x: x.scatter_reduce(0, [[0]], x, "sum"), ArgumentError,
      r"index must be a tensor, got list"),
     (lambda x: x.index_add(0, nb.tensor([0, 7]), x[:2]), DimError,

@@ -49,6 +49,10 @@ SCATTER_REDUCE = {
                  lambda m, x, i, s: tuple(x.scatter_reduce(0, i, s, r, include_self=inc)
                                           for r in ("sum", "prod", "mean", "amax", "amin")
                                           for inc in (True, False))),
+    "booleans": ([bools(7, 5), ints(0, 7, 4, 5), bools(4, 5)],
+                 lambda m, x, i, s: tuple(x.scatter_reduce(0, i, s, r, include_self=inc)
+                                          for r in ("sum", "prod", "amax", "amin")
+                                          for inc in (True, False))),
     "zero_dim": ([normal(), value(np.array(0)), normal()],
                  lambda m, x, i, s: x.scatter_reduce(0, i, s, "prod")),
     # (PyTorch's backward fails when index is smaller than src: values only; the
