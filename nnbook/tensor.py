@@ -480,13 +480,15 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
         A stand-in takes over the tensor's old shape, history and place among views, and
         the view op is applied to it; this tensor then becomes the result.  No value
         changes, so the version's count goes up (as in PyTorch) but not the time of the
-        last change that backward's checks compare against."""
-        recording = context.grad_enabled and self._requires_grad
+        last change that backward's checks compare against.  A tensor in the graph records
+        the change also under no_grad: its history must keep describing its shape."""
+        recording = self._requires_grad and (context.grad_enabled or self.grad_fn is not None)
         if recording:
             self._check_writable(name)
         before = _wrap(self._array, self._requires_grad)
         before.grad_fn, before._counter, before._view = self.grad_fn, self._counter, self._view
-        after = view(before)
+        with context.set_grad_enabled(recording):
+            after = view(before)
         layouts = self.__dict__.setdefault("_layouts", [])  # for nodes made before: the
         layouts.append((context.tick(), self._array))       # engine's _as_the_node_saw_it
         self._array, self._view = after._array, after._view

@@ -37,10 +37,12 @@ class Memory:
 
     def stride(self, dim=None):
         """Elements to step over to move one place along each dim (or along ``dim``)."""
+        strides = _strides(self._array)
         if dim is None:
-            return _strides(self._array)
-        return _strides(self._array)[checked_dim(dim, self.ndim, "Tensor.stride")] \
-            if self.ndim else _no_dims("stride")
+            return strides
+        if self.ndim == 0:
+            _no_dims("stride")
+        return strides[checked_dim(dim, self.ndim, "Tensor.stride")]
 
     def storage_offset(self) -> int:
         """Where this tensor's first element is, counted in elements from the start of the

@@ -137,3 +137,14 @@ def test_nodes_made_before_the_change_get_gradients_of_the_old_shape(rng):
     expected = np.cos(x.detach().numpy()) + 2.0
     expected[2] += 3.0
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_a_tensor_in_the_graph_keeps_its_history_when_changed_under_no_grad(rng):
+    data = rng.standard_normal((7, 5))
+    x = nb.tensor(data, requires_grad=True)
+    h = x * 2.0
+    with nb.no_grad():
+        h.t_()               # h's history must still say how its (5, 7) came from x
+    weights = rng.standard_normal((5, 7))
+    (h * nb.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * weights.T, rtol=1e-12)
