@@ -130,7 +130,7 @@ class InPlace:
     @numpy_dim
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         if self.ndim == 0:
-            return self._write_whole("scatter_reduce_", self.scatter_reduce(
+            return self._write_whole("scatter_reduce_", lambda x: x.scatter_reduce(
                 dim, index, src, reduce, include_self=include_self))
         return self._write(selection.ScatterReduce(dim, reduce, include_self), index, src,
                            name="scatter_reduce_")
@@ -138,14 +138,14 @@ class InPlace:
     @numpy_dim
     def index_add_(self, dim, index, source, *, alpha=1):
         if self.ndim == 0:
-            return self._write_whole("index_add_", self.index_add(dim, index, source,
-                                                                  alpha=alpha))
+            return self._write_whole("index_add_", lambda x: x.index_add(dim, index, source,
+                                                                         alpha=alpha))
         return self._write(selection.IndexAdd(dim, alpha), index, source, name="index_add_")
 
     @numpy_dim
     def index_copy_(self, dim, index, source):
         if self.ndim == 0:
-            return self._write_whole("index_copy_", self.index_copy(dim, index, source))
+            return self._write_whole("index_copy_", lambda x: x.index_copy(dim, index, source))
         return self._write(selection.IndexCopy(dim), index, source, name="index_copy_")
 
     def index_put_(self, indices, values, accumulate=False):
@@ -172,9 +172,10 @@ class InPlace:
         return self._write(selection.MaskedFill(fill_value), self._new(on_diagonal),
                            name="fill_diagonal_")
 
-    def _write_whole(self, name, value):
-        """An in-place change of a 0-d tensor, worked out of place first."""
-        return self._write(ew.CopyFrom(), value, name=name)
+    def _write_whole(self, name, compute):
+        """An in-place change of a 0-d tensor: ``compute`` works it out of place on a copy
+        (whose views the write leaves alone), and the result is copied in."""
+        return self._write(ew.CopyFrom(), compute(self.clone()), name=name)
 
     # -- random fills --------------------------------------------------------------------------
     def _fill_with(self, name, draw, generator, floats_only=True):

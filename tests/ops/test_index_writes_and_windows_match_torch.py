@@ -214,3 +214,22 @@ def test_small_integer_conversions_match_torch(rng, name):
     assert mine.dtype.name == str(theirs.dtype).removeprefix("torch.")
     if name != "byte":  # (negative floats to uint8 are undefined in C, and in PyTorch)
         np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+def test_in_place_index_writes_on_a_zero_dim_tensor_match_torch(rng):
+    for call in (lambda m, x: x.index_add_(0, m.tensor([0]), m.tensor(1.5).double(), alpha=2),
+                 lambda m, x: x.index_copy_(0, m.tensor([0]), m.tensor(-4.0).double()),
+                 lambda m, x: x.scatter_reduce_(0, m.tensor(0), m.tensor(3.0).double(),
+                                                "prod"),
+                 lambda m, x: x.put_(m.tensor([0, -1]), m.ones(2).double(), accumulate=True)):
+        value = np.float64(rng.standard_normal())
+        mine, theirs = nb.tensor(value), torch.tensor(value)
+        assert call(nb, mine) is mine and mine._version == 1
+        call(torch, theirs)
+        assert mine.shape == () and mine.item() == pytest.approx(theirs.item(), rel=1e-12)
+        leaf = nb.tensor(value, requires_grad=True)
+        out = call(nb, leaf * 1.0)
+        out.backward()
+        reference = torch.tensor(value, requires_grad=True)
+        call(torch, reference * 1.0).backward()
+        assert leaf.grad.item() == pytest.approx(reference.grad.item(), rel=1e-12)
