@@ -178,14 +178,11 @@ class IndexPut(Op):
         return out
 
     def backward(self, grad_out):  # the indexed part came from value, the rest from x
-        grad_x = grad_out.copy()   # (accumulate: y = x + value there, so all of x counts)
-        part = grad_x[self.basic]
-        if self.accumulate:
-            pass
-        elif self.advanced is None:
-            part[...] = 0
-        else:
-            part[self.advanced] = 0
+        grad_x = grad_out          # (accumulate: y = x + value there, so all of x counts)
+        if not self.accumulate:
+            grad_x = grad_out.copy()
+            part = grad_x[self.basic]
+            part[Ellipsis if self.advanced is None else self.advanced] = 0
         grad_value = _index(grad_out, self.basic, self.advanced)
         ones = len(self.value_shape) - grad_value.ndim  # the leading ones forward dropped
         if ones > 0:
