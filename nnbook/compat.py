@@ -91,6 +91,14 @@ DIFFERENCES = [
                "`input=` included, has PyTorch's name", "sizes are written as numbers in "
                "lessons; the keyword forms are rare"),
     # -- maths -------------------------------------------------------------------------
+    Difference("tensors", "`stride()`, `storage_offset()` and `is_contiguous()` describe the "
+               "tensor's storage; `x[1].detach().storage_offset()` is that of `x[1]`",
+               "they describe the numpy array behind the tensor: views (slicing, `t()`, "
+               "`permute`, `expand`, `unfold`...) have PyTorch's strides and offsets, but "
+               "`storage_offset()` counts from the tensor a view was taken from, so it is 0 "
+               "after `.detach()` or `.data`, and a few ops' results that are contiguous in "
+               "PyTorch may not be here", "nnbook's tensors are numpy arrays; the layout of "
+               "views, which lessons show, is the same"),
     Difference("maths", "`a // b` on floats is recorded, but its backward raises "
                "\"derivative for floor_divide is not implemented\"", "both inputs get the "
                "gradient 0", "floor(a / b) is a staircase, flat almost everywhere; 0 is its "
@@ -161,6 +169,17 @@ DIFFERENCES = [
                "`view` works there too, like `reshape` (it copies when it has to)",
                "numpy reshapes any array; code written for PyTorch, with `.contiguous()` "
                "or `reshape`, runs the same"),
+    Difference("maths", "`x.unfold(dim, size, step)` is a view that can be written into "
+               "when its windows do not overlap (`step >= size`)", "it is a read-only view "
+               "(numpy's `sliding_window_view`): an in-place change of the windows raises "
+               "InputError; clone it first", "overlapping windows share elements, and one "
+               "rule for all windows is easier to learn than two"),
+    Difference("maths", "`scatter_reduce(..., 'amax' or 'amin', include_self=False)` counts "
+               "the input's own value among the ties for the gradient at a position "
+               "written to, and then drops its share",
+               "the input's value there takes no part (it is not in the result), so the "
+               "values sent there share the whole gradient", "the gradient of what was "
+               "computed; the two differ only where the input's value equals the result"),
     Difference("maths", "`erf` runs vectorised in C++", "`erf` is Python's exact `math.erf`, "
                "element by element: right to the last digit, and slow on large tensors",
                "numpy has no erf"),
@@ -193,6 +212,14 @@ DIFFERENCES = [
                "does too", "using such an older view in backward raises a version error; "
                "take the view again after the write", "nnbook updates the history of the "
                "view written through and of its base only"),
+    Difference("autograd", "after `x.unsqueeze_(0)` (or `squeeze_`, `t_`, `transpose_`, "
+               "`swapaxes_`, `swapdims_`), a view of x taken before can still be written "
+               "into while recording; and a backward through an op that saved x before the "
+               "change raises a version error", "the write through the older view raises "
+               "BackwardError (take the view again); the backward runs, with the right "
+               "gradient, since no value changed", "a view keeps the rule that made it from "
+               "its base, which no longer fits the base's new shape; the values the op "
+               "saved are still the values it used"),
     Difference("autograd", "a version-counter error names the op; "
                "`set_detect_anomaly(True)` adds the forward traceback",
                "the error names the op and its saved tensor; under `nb.detect_anomaly()` it "

@@ -58,11 +58,13 @@ METHODS = (
     # selection (methods/selection.py)
     "gather", "scatter", "scatter_add", "index_select", "index_fill", "take_along_dim",
     "masked_fill", "masked_select", "sort", "argsort", "topk", "nonzero", "argwhere",
-    "unique",
+    "unique", "scatter_reduce", "index_add", "index_copy", "index_put", "take", "put",
+    "masked_scatter", "index_put_",
     # shapes (methods/shapes.py)
     "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "narrow", "select", "split",
     "chunk", "unbind", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "tile",
-    "broadcast_to", "numel",
+    "broadcast_to", "numel", "is_signed", "get_device", "tensor_split", "hsplit", "vsplit",
+    "dsplit",
     # vectors and matrices (methods/linalg.py)
     "dot", "mm", "bmm", "mv", "outer", "ger", "diagonal", "diag", "trace", "tril", "triu",
     "addmm", "addmv", "addr", "baddbmm", "addbmm", "kron", "cross", "rot90",

@@ -40,6 +40,7 @@ from .methods import (
     InPlace,
     Linalg,
     Maths,
+    Memory,
     Reductions,
     Selection,
     Shapes,
@@ -156,7 +157,7 @@ class RemovableHandle:
 # ---------------------------------------------------------------------------
 
 class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
-             Factories):
+             Factories, Memory):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -481,10 +482,44 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
             _rebase_views(self, before.grad_fn)
         return self
 
+    def _relayout(self, view, name):
+        """Make this tensor ``view(self)``: the same memory in another shape (squeeze_,
+        unsqueeze_, t_, transpose_, PyTorch's in-place view ops).
+
+        A stand-in takes over the tensor's old shape, history and place among views, and
+        the view op is applied to it; this tensor then becomes the result.  No value
+        changes, so the version's count goes up (as in PyTorch) but not the time of the
+        last change that backward's checks compare against.  A tensor in the graph records
+        the change also under no_grad: its history must keep describing its shape."""
+        recording = self._requires_grad and (context.grad_enabled or self.grad_fn is not None)
+        if recording:
+            self._check_writable(name)
+        before = _wrap(self._array, self._requires_grad)
+        before.grad_fn, before._counter, before._view = self.grad_fn, self._counter, self._view
+        with context.set_grad_enabled(recording):
+            after = view(before)
+        layouts = self.__dict__.setdefault("_layouts", [])  # for nodes made before: the
+        layouts.append((context.tick(), self._array))       # engine's _as_the_node_saw_it
+        self._array, self._view = after._array, after._view
+        if recording:
+            self.grad_fn = after.grad_fn
+        self._counter[0] += 1
+        return self
+
     def _check_writable(self, name):
         leaf = self
         while leaf._view is not None:
-            leaf = leaf._view[0]
+            base, view_op = leaf._view
+            if "_layouts" in base.__dict__ and not _still_its_view(view_op, base, leaf):
+                raise BackwardError(message(
+                    f"in-place {name} on a view whose base changed its shape in place "
+                    "(squeeze_, unsqueeze_, t_, transpose_) after the view was taken: "
+                    "autograd cannot say which part of the base the view now is.",
+                    where=name, values=f"view of shape {fmt_shape(leaf.shape)}, base of "
+                    f"shape {fmt_shape(base.shape)}",
+                    hint="take the view again after the shape change, or use the "
+                    "out-of-place forms (x = x.unsqueeze(0))."))
+            leaf = base
         if leaf.grad_fn is None and leaf._requires_grad:
             which = "a leaf tensor" if leaf is self else "a view of a leaf tensor"
             raise BackwardError(message(
@@ -513,8 +548,8 @@ class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Lina
                 hint="convert first (x = x.float()), or use the out-of-place form (y = x + z)."))
         if not self._array.flags.writeable:
             raise InputError(message(
-                f"{name} on a tensor whose memory is read-only (a broadcast view, from "
-                "expand() or a shape-only pass).", where=name,
+                f"{name} on a tensor whose memory is read-only (a broadcast view from "
+                "expand(), windows from unfold(), or a shape-only pass).", where=name,
                 hint="make a copy first: x = x.clone()."))
         np.copyto(self._array, value, casting="unsafe")
         context.count_write(self._counter)
@@ -658,6 +693,20 @@ def _unwrap_key(key):
     if isinstance(key, tuple):
         return tuple(k._array if isinstance(k, Tensor) else k for k in key)
     return key._array if isinstance(key, Tensor) else key
+
+
+def _still_its_view(view_op, base, view) -> bool:
+    """Is ``view`` still the view ``view_op`` takes of ``base`` (the same memory, shape
+    and strides), after the base's shape changed in place?"""
+    view_of = getattr(view_op, "view_of", None)
+    if view_of is None:  # (expand: read-only, its writes are refused anyway)
+        return True
+    try:
+        part = view_of(base._array)
+    except Exception:  # noqa: BLE001  (the old view's rule no longer fits the new shape)
+        return False
+    return part.shape == view.shape and part.strides == view._array.strides and \
+        part.__array_interface__["data"][0] == view._array.__array_interface__["data"][0]
 
 
 def _rebase_views(view, old_node) -> None:

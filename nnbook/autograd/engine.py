@@ -98,6 +98,16 @@ def _hooks_and_retained(node, grad_out, found):
     return grad_out
 
 
+def _as_the_node_saw_it(t, node):
+    """The input's array when ``node`` was made.  A tensor whose shape changed in place
+    since (x.unsqueeze_(0), x.t_()) keeps each earlier array of its memory, with the time
+    it was replaced; the node's gradient has the shape the input had then."""
+    for replaced_at, array in t.__dict__.get("_layouts", ()):
+        if replaced_at > node.seq:
+            return array
+    return t._array
+
+
 def _node_backward(node, grad_out, retain_graph):
     """Run one node's backward rule: checked, fitted to its inputs, watched."""
     if node.released:
@@ -124,7 +134,7 @@ def _node_backward(node, grad_out, retain_graph):
             array = t._array
             if type(g) is not np.ndarray or g.shape != array.shape or (
                     g.dtype is not array.dtype and g.dtype != array.dtype):  # (`is`: cheap)
-                g = fit_gradient(node, len(fitted), g, array)
+                g = fit_gradient(node, len(fitted), g, _as_the_node_saw_it(t, node))
             fitted.append(g)
         else:
             fitted.append(None)

@@ -10,9 +10,10 @@ from .factories import Factories
 from .inplace import InPlace
 from .linalg import Linalg
 from .maths import Maths
+from .memory import Memory
 from .reductions import MaxResult, MinResult, Reductions
 from .selection import Selection
 from .shapes import Shapes
 
 __all__ = ["Comparisons", "Conversion", "Factories", "InPlace", "Linalg", "Maths",
-           "MaxResult", "MinResult", "Reductions", "Selection", "Shapes"]
+           "MaxResult", "Memory", "MinResult", "Reductions", "Selection", "Shapes"]

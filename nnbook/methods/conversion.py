@@ -68,8 +68,24 @@ class Conversion:
     def int(self):
         return self.to(dtypes.int32)
 
+    def short(self):
+        return self.to(dtypes.int16)
+
+    def char(self):
+        return self.to(dtypes.int8)
+
+    def byte(self):
+        return self.to(dtypes.uint8)
+
     def bool(self):
         return self.to(dtypes.bool)
+
+    def is_signed(self) -> bool:
+        """Can this dtype hold negative numbers (floats and signed integers)?"""
+        return self._array.dtype.kind in "fic"
+
+    def is_complex(self) -> bool:
+        return self._array.dtype.kind == "c"
 
     def cpu(self):
         return self
@@ -77,6 +93,14 @@ class Conversion:
     @property
     def is_cuda(self) -> bool:
         return False  # nnbook computes on the CPU only
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    def get_device(self) -> int:
+        """The GPU's number, or -1 for a tensor on the CPU (every tensor here)."""
+        return -1
 
     def cuda(self, *args, **kwargs):
         check_device("cuda", "Tensor.cuda")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ArgumentError, DTypeError, message
+from ..errors import ArgumentError, DTypeError, ShapeError, message
 from ..ops import elementwise as ew
 from ..ops import explog, indexing, linalg, rounding, selection, ternary, trig
 from ..random import numpy_generator
@@ -182,6 +182,56 @@ class InPlace:
     def scatter_add_(self, dim, index, src):
         return self._write(selection.ScatterAdd(dim), index, self._source(src, None),
                            name="scatter_add_")
+
+    @numpy_dim
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        if self.ndim == 0:
+            return self._write_whole("scatter_reduce_", lambda x: x.scatter_reduce(
+                dim, index, src, reduce, include_self=include_self))
+        return self._write(selection.ScatterReduce(dim, reduce, include_self), index, src,
+                           name="scatter_reduce_")
+
+    @numpy_dim
+    def index_add_(self, dim, index, source, *, alpha=1):
+        if self.ndim == 0:
+            return self._write_whole("index_add_", lambda x: x.index_add(dim, index, source,
+                                                                         alpha=alpha))
+        return self._write(selection.IndexAdd(dim, alpha), index, source, name="index_add_")
+
+    @numpy_dim
+    def index_copy_(self, dim, index, source):
+        if self.ndim == 0:
+            return self._write_whole("index_copy_", lambda x: x.index_copy(dim, index, source))
+        return self._write(selection.IndexCopy(dim), index, source, name="index_copy_")
+
+    def index_put_(self, indices, values, accumulate=False):
+        op = self._index_put(indices, values, accumulate, "index_put_")
+        return self._write(op, values, name="index_put_")
+
+    def put_(self, index, source, accumulate=False):
+        return self._write(selection.Put(accumulate), index, source, name="put_")
+
+    def masked_scatter_(self, mask, source):
+        return self._write(selection.MaskedScatter(), mask, source, name="masked_scatter_")
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Set the main diagonal (all indices equal) to ``fill_value``; a tall matrix with
+        ``wrap=True`` starts the diagonal again after each N+1 rows, as numpy's does."""
+        if self.ndim < 2 or (self.ndim > 2 and len(set(self.shape)) > 1):
+            raise ShapeError(message(
+                f"fill_diagonal_ needs a matrix, or a tensor whose dims are all the same "
+                f"size, got shape {tuple(self.shape)}.", where="Tensor.fill_diagonal_",
+                hint="for a batch of matrices: x.diagonal(dim1=-2, dim2=-1).fill_(v) "
+                "(a view), or x * (1 - eye) + v * eye."))
+        on_diagonal = np.zeros(self.shape, dtype=bool)
+        np.fill_diagonal(on_diagonal, True, wrap=wrap)
+        return self._write(selection.MaskedFill(fill_value), self._new(on_diagonal),
+                           name="fill_diagonal_")
+
+    def _write_whole(self, name, compute):
+        """An in-place change of a 0-d tensor: ``compute`` works it out of place on a copy
+        (whose views the write leaves alone), and the result is copied in."""
+        return self._write(ew.CopyFrom(), compute(self.clone()), name=name)
 
     # -- random fills --------------------------------------------------------------------------
     def _fill_with(self, name, draw, generator, floats_only=True):

@@ -12,8 +12,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import context
-from ..errors import DTypeError, InputError, ShapeError, fmt_shape, message
-from ..ops import selection
+from ..errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
+from ..ops import indexing, selection
 from .operands import numpy_dim
 
 SortResult = namedtuple("sort", ["values", "indices"])
@@ -65,6 +65,67 @@ class Selection:
                                                _one_element(src)).reshape(())
         return self._op(selection.ScatterAdd(dim), self, index, self._source(src, None))
 
+    @numpy_dim
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        """A copy with every src[i][j] combined into y[i][index[i][j]] (for dim=1) by
+        ``reduce``: 'sum', 'prod', 'mean', 'amax' or 'amin'; with ``include_self=False``
+        the positions written to combine only src's values."""
+        index, src = _tensors("scatter_reduce", index=index, src=src)
+        if self.ndim == 0:
+            return self.reshape(1).scatter_reduce(
+                dim, _one_element(index), _one_element(src), reduce,
+                include_self=include_self).reshape(())
+        return self._op(selection.ScatterReduce(dim, reduce, include_self), self, index, src)
+
+    @numpy_dim
+    def index_add(self, dim, index, source, *, alpha=1):
+        """A copy with alpha * source[..., i, ...] added to the slice index[i] along ``dim``
+        (an index given twice adds twice)."""
+        index, source = _tensors("index_add", index=index, source=source)
+        if self.ndim == 0:
+            return self.reshape(1).index_add(dim, index.reshape(-1), source.reshape(-1),
+                                             alpha=alpha).reshape(())
+        return self._op(selection.IndexAdd(dim, alpha), self, index, source)
+
+    @numpy_dim
+    def index_copy(self, dim, index, source):
+        """A copy with source[..., i, ...] written to the slice index[i] along ``dim``."""
+        index, source = _tensors("index_copy", index=index, source=source)
+        if self.ndim == 0:
+            return self.reshape(1).index_copy(dim, index.reshape(-1),
+                                              source.reshape(-1)).reshape(())
+        return self._op(selection.IndexCopy(dim), self, index, source)
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with y[indices] = values (``indices`` a tuple of index tensors, as in
+        x[i, j]); with ``accumulate=True`` values are added, once per index."""
+        return self._op(self._index_put(indices, values, accumulate, "index_put"), self,
+                        values)
+
+    def _index_put(self, indices, values, accumulate, name):
+        if not isinstance(indices, (tuple, list)) or not all(map(self._is_tensor, indices)):
+            _fail(name, f"indices must be a tuple of tensors, got {type(indices).__name__}.",
+                  "e.g. x.index_put((rows, cols), values), as x[rows, cols] = values.",
+                  ArgumentError)
+        (values,) = _tensors(name, values=values)
+        if values._array.dtype != self._array.dtype:
+            _fail(name, f"values are {values.dtype.name} but this tensor is "
+                  f"{self.dtype.name}; they must be the same.",
+                  f"convert them first: values.to(nb.{self.dtype.name}).", DTypeError)
+        return indexing.IndexPut(tuple(i._array for i in indices), accumulate)
+
+    def take(self, index):
+        """The elements at flat positions ``index`` (as if the tensor were 1-d), in
+        index's shape."""
+        (index,) = _tensors("take", index=index)
+        return self._op(selection.Take(), self, index)
+
+    def put(self, index, source, accumulate=False):
+        """A copy with the elements at flat positions ``index`` set to ``source`` (added
+        with ``accumulate=True``)."""
+        index, source = _tensors("put", index=index, source=source)
+        return self._op(selection.Put(accumulate), self, index, source)
+
     def _source(self, src, value):
         src = value if src is None else src
         if not self._is_tensor(src):
@@ -109,6 +170,12 @@ class Selection:
         if self._is_tensor(value):
             return self._op(selection.MaskedFill(), self, mask, value.to(self.dtype))
         return self._op(selection.MaskedFill(value), self, mask)
+
+    def masked_scatter(self, mask, source):
+        """A copy whose elements where ``mask`` is true are, in order, the first elements
+        of ``source``."""
+        mask, source = _tensors("masked_scatter", mask=mask, source=source)
+        return self._op(selection.MaskedScatter(), self, mask, source)
 
     def masked_select(self, mask):
         """The elements where ``mask`` (broadcast with this tensor) is true, as a vector."""
@@ -177,6 +244,16 @@ class Selection:
         if return_counts:
             results.append(self._new(counts.astype(np.int64)))
         return results[0] if len(results) == 1 else tuple(results)
+
+
+def _tensors(where, **named) -> list:
+    """The tensor arguments of ``where``, refusing anything else (as PyTorch does)."""
+    others = [name for name, t in named.items() if not hasattr(t, "_array")]
+    if others:
+        name = others[0]
+        _fail(where, f"{name} must be a tensor, got {type(named[name]).__name__}.",
+              f"make it one: nb.tensor({name}).", ArgumentError)
+    return list(named.values())
 
 
 def _one_element(t):

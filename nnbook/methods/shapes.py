@@ -17,6 +17,17 @@ def _sizes(args):
     return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
 
 
+def _one_of(name, **given):
+    """The one of these arguments that was given (PyTorch names them by what they hold)."""
+    found = [value for value in given.values() if value is not None]
+    if len(found) != 1:
+        raise ArgumentError(message(
+            f"{name} takes one of {', '.join(given)}, got {len(found)}.",
+            where=f"Tensor.{name}", hint=f"e.g. x.{name}(3), x.{name}(sections=3) or "
+            f"x.{name}(indices=[1, 4])."))
+    return found[0]
+
+
 class Shapes:
     """Tensor methods that change a tensor's shape."""
 
@@ -90,6 +101,23 @@ class Shapes:
         return self.reshape(tuple(n for i, n in enumerate(self.shape)
                                   if not (i in drop and n == 1)))
 
+    # -- the same, in place: this tensor takes the new shape (a view of its own memory) --
+    @numpy_dim
+    def squeeze_(self, dim=None):
+        return self._relayout(lambda x: x.squeeze(dim), "squeeze_")
+
+    @numpy_dim
+    def unsqueeze_(self, dim):
+        return self._relayout(lambda x: x.unsqueeze(dim), "unsqueeze_")
+
+    def t_(self):
+        return self._relayout(lambda x: x.t(), "t_")
+
+    def transpose_(self, dim0, dim1):
+        return self._relayout(lambda x: x.transpose(dim0, dim1), "transpose_")
+
+    swapaxes_ = swapdims_ = transpose_
+
     def expand(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return self._op(shape_ops.Expand(shape), self)
@@ -122,6 +150,13 @@ class Shapes:
 
     moveaxis = movedim
     swapdims = transpose
+
+    def unfold(self, dimension, size, step):
+        """Windows of ``size`` elements, ``step`` apart, along ``dimension`` (a view); the
+        windows' elements make a new last dim: arange(5).unfold(0, 2, 2) is [[0, 1], [2, 3]]."""
+        if self.ndim == 0:  # a number is one window of itself (or an empty one)
+            return self.reshape(1).unfold(dimension, size, step).reshape(size)
+        return self._op(shape_ops.Unfold(dimension, size, step), self)
 
     # -- pieces: views of parts of this tensor ---------------------------------------------
     def _piece_dim(self, dim, what) -> int:
@@ -181,6 +216,79 @@ class Shapes:
         if n == 0:
             return tuple(self for _ in range(chunks))
         return self.split(math.ceil(n / chunks), dim)
+
+    @numpy_dim
+    def tensor_split(self, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                     tensor_indices_or_sections=None):
+        """``n`` pieces as equal as can be (the first ``size % n`` one longer), or the pieces
+        between the positions listed: ``[2, 5]`` gives x[:2], x[2:5], x[5:] along ``dim``.
+        (PyTorch's keywords: ``sections=n``, ``indices=[...]``, or a tensor of either.)"""
+        d = self._piece_dim(dim, "tensor_split")
+        cuts = _one_of("tensor_split", indices_or_sections=indices_or_sections,
+                       sections=sections, indices=indices,
+                       tensor_indices_or_sections=tensor_indices_or_sections)
+        if self._is_tensor(cuts):
+            if cuts._array.dtype.kind not in "iu" or cuts.ndim > 1:
+                raise InputError(message(
+                    f"tensor_split takes a 0-d or 1-d tensor of integers, got "
+                    f"{cuts.dtype.name} of shape {tuple(cuts.shape)}.",
+                    where="Tensor.tensor_split", hint="e.g. nb.tensor([2, 5]), or an int."))
+            cuts = cuts.item() if cuts.ndim == 0 else cuts.tolist()
+        if isinstance(cuts, (tuple, list)):
+            if not all(isinstance(c, int) and not isinstance(c, bool) for c in cuts):
+                raise ArgumentError(message(
+                    f"tensor_split's indices must be ints, got {cuts!r}.",
+                    where="Tensor.tensor_split", hint="e.g. x.tensor_split([2, 5])."))
+            bounds = [None, *cuts, None]  # each piece is a Python slice: x[a:b]
+        elif isinstance(cuts, int) and not isinstance(cuts, bool):
+            if cuts < 1:
+                raise InputError(message(
+                    f"the number of sections must be at least 1, got {cuts}.",
+                    where="Tensor.tensor_split", hint="e.g. x.tensor_split(3)."))
+            n = self.shape[d]
+            sizes = [n // cuts + (i < n % cuts) for i in range(cuts)]
+            bounds = [0, *np.cumsum(sizes).tolist()]
+        else:
+            raise ArgumentError(message(
+                f"tensor_split takes an int (sections) or a list of indices, got "
+                f"{type(cuts).__name__}.", where="Tensor.tensor_split",
+                hint="e.g. x.tensor_split(3) or x.tensor_split([2, 5])."))
+        return tuple(self[(slice(None),) * d + (slice(a, b),)]
+                     for a, b in zip(bounds[:-1], bounds[1:]))
+
+    def hsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        """tensor_split along dim 1 (dim 0 of a vector); sections must divide it evenly."""
+        return self._split_evenly("hsplit", 1, 0 if self.ndim == 1 else 1, _one_of(
+            "hsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
+
+    def vsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        """tensor_split along dim 0 of a tensor of at least 2 dims."""
+        return self._split_evenly("vsplit", 2, 0, _one_of(
+            "vsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
+
+    def dsplit(self, indices_or_sections=None, *, sections=None, indices=None):
+        """tensor_split along dim 2 of a tensor of at least 3 dims."""
+        return self._split_evenly("dsplit", 3, 2, _one_of(
+            "dsplit", indices_or_sections=indices_or_sections, sections=sections,
+            indices=indices))
+
+    def _split_evenly(self, name, min_dims, dim, indices_or_sections):
+        if self.ndim < min_dims:
+            raise DimError(message(
+                f"{name} needs a tensor of at least {min_dims} dim(s), got {self.ndim}-d "
+                f"with shape {tuple(self.shape)}.", where=f"Tensor.{name}",
+                hint="use x.tensor_split(sections, dim) for a chosen dim."))
+        sections = indices_or_sections
+        if isinstance(sections, int) and not isinstance(sections, bool) and sections > 0 \
+                and self.shape[dim] % sections:
+            raise InputError(message(
+                f"{name} splits dim {dim} of size {self.shape[dim]} into {sections} equal "
+                "pieces, which it does not divide into.", where=f"Tensor.{name}",
+                hint=f"use x.tensor_split({sections}, {dim}) for pieces that may differ by "
+                "one, or list the indices to split at."))
+        return self.tensor_split(sections, dim)
 
     @numpy_dim
     def unbind(self, dim=0):

@@ -142,12 +142,13 @@ class Index(Op):
 
 
 class IndexPut(Op):
-    """y = x with y[key] = value (what ``x[key] = value`` writes)."""
+    """y = x with y[key] = value (what ``x[key] = value`` writes); with ``accumulate``,
+    y[key] += value, once for each time an element is indexed."""
 
     name = "index_put"
 
-    def __init__(self, key):
-        self.key = key
+    def __init__(self, key, accumulate=False):
+        self.key, self.accumulate = key, bool(accumulate)
 
     def infer(self, x, value):
         target = _check(self, x.shape, *split_key(self, self.key, x.shape))
@@ -168,19 +169,20 @@ class IndexPut(Op):
         part = out[self.basic]
         self.value_shape, value = value.shape, value.reshape(
             _without_leading_ones(value.shape))
-        if self.advanced is None:
+        if self.accumulate:  # np.add.at adds once per index, also for one given twice
+            np.add.at(part, Ellipsis if self.advanced is None else self.advanced, value)
+        elif self.advanced is None:
             part[...] = value
         else:
             part[self.advanced] = value
         return out
 
     def backward(self, grad_out):  # the indexed part came from value, the rest from x
-        grad_x = grad_out.copy()
-        part = grad_x[self.basic]
-        if self.advanced is None:
-            part[...] = 0
-        else:
-            part[self.advanced] = 0
+        grad_x = grad_out          # (accumulate: y = x + value there, so all of x counts)
+        if not self.accumulate:
+            grad_x = grad_out.copy()
+            part = grad_x[self.basic]
+            part[Ellipsis if self.advanced is None else self.advanced] = 0
         grad_value = _index(grad_out, self.basic, self.advanced)
         ones = len(self.value_shape) - grad_value.ndim  # the leading ones forward dropped
         if ones > 0:

@@ -4,9 +4,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
-from ..errors import ArgumentError, DimError, fmt_shape, message
-from .base import Op, normalize_dim
+from ..errors import ArgumentError, DimError, InputError, fmt_shape, message
+from .base import Op, is_int, normalize_dim
 
 
 class Reshape(Op):
@@ -232,3 +233,55 @@ class Expand(Op):
 
     def backward(self, grad_out):  # the engine sums the broadcast axes away
         return (grad_out,)
+
+
+class Unfold(Op):
+    """Sliding windows along one dim, as a view: window i is elements i*step .. i*step +
+    size - 1.  The dim's n elements become (n - size) // step + 1 windows, and a new last
+    dim holds each window's ``size`` elements::
+
+        y[..., i, ..., k] = x[..., i*step + k, ...]
+
+    numpy's ``sliding_window_view`` gives every window (step 1) without a copy; taking
+    every ``step``-th of them is a slice.  The view is read-only (overlapping windows
+    share elements: writing one would write another)."""
+
+    name = "unfold"
+    is_view = True
+
+    def __init__(self, dimension, size, step):
+        for arg, value, least in (("size", size, 0), ("step", step, 1)):
+            if not is_int(value) or value < least:
+                raise InputError(message(
+                    f"{arg} must be an int >= {least}, got {value!r}.", where=self.where,
+                    hint="x.unfold(dimension, size, step): windows of size elements, "
+                    "step elements apart, e.g. x.unfold(0, 3, 1)."))
+        self.dimension, self.size, self.step = dimension, int(size), int(step)
+
+    def infer(self, x):
+        axis = normalize_dim(self, self.dimension, x.ndim, "dimension")
+        n = x.shape[axis]
+        if self.size > n:
+            self.fail(f"windows of size {self.size} do not fit in dim {axis} of size {n}.",
+                      values=f"input {fmt_shape(x.shape)}",
+                      hint=f"use a size of at most {n}.")
+        windows = (n - self.size) // self.step + 1
+        return x.shape[:axis] + (windows,) + x.shape[axis + 1:] + (self.size,)
+
+    def forward(self, x):
+        self.in_shape = x.shape
+        self.axis = normalize_dim(self, self.dimension, x.ndim, "dimension")
+        return self.view_of(x)
+
+    def view_of(self, x):
+        axis = normalize_dim(self, self.dimension, x.ndim, "dimension")
+        every = sliding_window_view(x, self.size, axis=axis)  # (..., n - size + 1, ..., size)
+        return every[(slice(None),) * axis + (slice(None, None, self.step),)]
+
+    def backward(self, grad_out):  # tap k of every window read x[i*step + k]: add it back
+        grad = np.zeros(self.in_shape, dtype=grad_out.dtype)
+        windows = grad_out.shape[self.axis]
+        for k in range(self.size):  # (windows overlap when step < size: their taps add up)
+            read = slice(k, k + self.step * (windows - 1) + 1, self.step)
+            grad[(slice(None),) * self.axis + (read,)] += grad_out[..., k]
+        return (grad,)

@@ -45,6 +45,22 @@ OTHERS = {
     "cross": lambda x: x.cross(x, dim=-1), "rot90": lambda x: x.rot90(1, (0, -1)),
     "tensordot": lambda x: nb.tensordot(x, x, 1), "block_diag": lambda x: nb.block_diag(x, x),
     "cartesian_prod": lambda x: nb.cartesian_prod(x, x), "combinations": nb.combinations,
+    "scatter_reduce": lambda x: x.scatter_reduce(0, nb.zeros(*x.shape, dtype=nb.int64), x,
+                                                 "amax", include_self=False),
+    "scatter_reduce_mean": lambda x: x.scatter_reduce(-1, nb.zeros(*x.shape, dtype=nb.int64),
+                                                      x, "mean"),
+    "index_add": lambda x: x.index_add(0, nb.tensor([0]), x[:1] if x.ndim else x),
+    "index_copy": lambda x: x.index_copy(-1, nb.tensor([0]), x[..., :1] if x.ndim else x),
+    "index_put": lambda x: x.index_put((nb.tensor([0]),), x[0] if x.ndim else x,
+                                       accumulate=True),
+    "take": lambda x: x.take(nb.tensor([0, -1])), "put": lambda x: x.put(
+        nb.tensor([0]), x.reshape(-1)[:1], accumulate=True),
+    "masked_scatter": lambda x: x.masked_scatter(x != 0, x.reshape(-1)),
+    "unfold": lambda x: x.unfold(0, 1, 2), "tensor_split": lambda x: x.tensor_split(2),
+    "hsplit": lambda x: x.hsplit([1]), "stride": lambda x: (x.stride(), x.stride(0)),
+    "storage_offset": lambda x: x[..., 1:].storage_offset(),
+    "fill_diagonal_": lambda x: x.clone().fill_diagonal_(1),
+    "unsqueeze_": lambda x: x.clone().unsqueeze_(0).squeeze_(-1).t_(),
 }
 
 
