@@ -26,7 +26,12 @@ from .tensor import Tensor, _as, _binary, _wrap, apply
 
 
 def _method(name):
-    def fn(input, *args, **kwargs):
+    def fn(input, *args, out=None, **kwargs):
+        no_out(name, out)
+        if not isinstance(input, Tensor):  # nb.exp([1.0]): PyTorch's functions take tensors
+            raise ArgumentError(message(
+                f"the input is a {type(input).__name__}, not a Tensor.", where=f"nb.{name}",
+                hint=f"make it a tensor first: nb.{name}(nb.tensor({input!r:.40}))."))
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"nb.{name}(x, ...) is x.{name}(...)."
@@ -112,6 +117,7 @@ subtract, multiply, divide = sub, mul, div
 def matmul(input, other, *, out=None):
     """input @ other (x.matmul(other))."""
     _no_out("matmul", out)
+    _tensor_or_number(input, "nb.matmul", "input", numbers=False)
     return input.matmul(other)
 
 
@@ -183,14 +189,29 @@ def where(condition, input=None, other=None):
         return condition.nonzero(as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = _wrap(np.asarray(condition))
+    for name, value in (("input", input), ("other", other)):
+        _tensor_or_number(value, "nb.where", name)
     dtype = dtypes.result_type(input, other)
     return apply(ternary.Where(), condition, _as(input, dtype), _as(other, dtype))
+
+
+def _tensor_or_number(value, where, name, numbers=True) -> None:
+    """Fail unless ``value`` is a tensor (or, if ``numbers``, a Python number or None)."""
+    if isinstance(value, Tensor) or numbers and (
+            value is None or isinstance(value, (bool, int, float))):
+        return
+    kinds = "a Tensor or a number" if numbers else "a Tensor"
+    raise ArgumentError(message(
+        f"{name} is a {type(value).__name__}, not {kinds}.", where=where,
+        hint=f"make it a tensor first: nb.tensor({value!r:.40})."))
 
 
 def einsum(equation, *operands):
     """Sums of products named by letters: ``nb.einsum('ij,jk->ik', a, b)`` is a @ b."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    for index, value in enumerate(operands):
+        _tensor_or_number(value, "nb.einsum", f"operand {index}", numbers=False)
     dtype = dtypes.result_type(*operands)
     return apply(einsum_ops.Einsum(equation), *[_as(x, dtype) for x in operands])
 

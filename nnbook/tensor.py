@@ -65,13 +65,17 @@ def apply(op, *inputs: "Tensor") -> "Tensor":
     # every op, two comprehensions and two star-calls: about 6k machine instructions of
     # the 28k an addition cost in Python 3.11 (benchmarks/README.md, workload (e)).
     pair = len(inputs) == 2
-    if pair:
-        a, b = inputs
-        op.infer(a, b)
-        needs = [a._requires_grad, b._requires_grad]
-    else:
-        op.infer(*inputs)
-        needs = [t._requires_grad for t in inputs]
+    try:  # (free in Python 3.11 until something raises)
+        if pair:
+            a, b = inputs
+            op.infer(a, b)
+            needs = [a._requires_grad, b._requires_grad]
+        else:
+            op.infer(*inputs)
+            needs = [t._requires_grad for t in inputs]
+    except AttributeError:  # x.mm([[1, 2]]): a list has no .shape
+        _refuse_non_tensors(op, inputs)
+        raise
     record = context.grad_enabled and True in needs
     op.needs_input_grad = needs if record else _NO_GRAD[len(needs)]
     token = silence()  # inf and NaN are made silently, as in PyTorch (no numpy warnings)
@@ -109,8 +113,18 @@ def _link(op, inputs, out) -> None:
     out._requires_grad, out.grad_fn = True, op
 
 
+def _refuse_non_tensors(op, inputs) -> None:
+    """An ArgumentError (a TypeError, as PyTorch's) for an input that is not a tensor."""
+    for position, value in enumerate(inputs):
+        if not isinstance(value, Tensor):
+            raise ArgumentError(message(
+                f"input {position} is a {type(value).__name__}, not a Tensor.",
+                where=op.name, hint=f"make it a tensor first: nb.tensor({value!r:.40})."))
+
+
 def _apply_watched(op, inputs):
     """apply() while observers watch: a shape-only pass, or a real one they are told about."""
+    _refuse_non_tensors(op, inputs)
     if context.shape_only():
         out = meta_tensor(op.infer(*inputs), op.out_dtype(*inputs))
     else:

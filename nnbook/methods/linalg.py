@@ -21,6 +21,7 @@ class Linalg:
 
     def _operands(self, other, dims, name, want):
         """Fail unless self and other have ``dims`` dimensions and one dtype."""
+        require_tensors(self, f"Tensor.{name}", other=other)
         if (self.ndim, other.ndim) != dims:
             raise ShapeError(message(
                 f"{name} expects {want}, got shapes {fmt_shape(self.shape)} and "
@@ -62,6 +63,7 @@ class Linalg:
 
     def outer(self, vec2):
         """y_ij = a_i b_j: every product of two vectors' elements."""
+        require_tensors(self, "Tensor.outer", vec2=vec2)
         if (self.ndim, vec2.ndim) != (1, 1):
             raise ShapeError(message(
                 f"outer expects two vectors (1-D), got shapes {fmt_shape(self.shape)} and "
