@@ -35,6 +35,7 @@ from . import (
     functional_dropout,
     functional_losses,
     functional_norms,
+    functional_vision,
 )
 from .arguments import (
     LegacyReductionWarning,  # part of this module's names
@@ -83,7 +84,13 @@ from .functional_losses import (
     smooth_l1_loss,
     triplet_margin_loss,
 )
-from .functional_norms import embedding, group_norm, layer_norm  # one_hot is defined below
+from .functional_norms import (  # one_hot is defined below
+    embedding,
+    group_norm,
+    instance_norm,
+    layer_norm,
+)
+from .functional_vision import fold, pixel_shuffle, pixel_unshuffle, unfold
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
@@ -93,7 +100,7 @@ __all__ = [
     "mse_loss", "dropout", "pad", "softplus", "one_hot",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
-                functional_dropout, functional_losses, functional_norms):
+                functional_dropout, functional_losses, functional_norms, functional_vision):
     __all__ += _family.__all__
 del _family
 

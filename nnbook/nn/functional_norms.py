@@ -1,4 +1,4 @@
-"""layer_norm and group_norm (``ops/norm.py``), and the lookup embedding
+"""layer_norm, group_norm and instance_norm (``ops/norm.py``), and the lookup embedding
 (``ops/embedding.py``), with PyTorch's arguments.  F.one_hot lives in functional.py."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from .. import context
 from ..context import no_grad
 from ..errors import InputError, message
 from ..ops.embedding import Embedding
-from ..ops.norm import GroupNorm, LayerNorm
-from ..tensor import apply
-from .arguments import _fail, _tensor, _where
+from ..ops.norm import BatchNorm, GroupNorm, InstanceNorm, LayerNorm
+from ..tensor import Tensor, _wrap, apply
+from .arguments import _array, _fail, _tensor, _where
 
-__all__ = ["layer_norm", "group_norm", "embedding"]
+__all__ = ["layer_norm", "group_norm", "instance_norm", "embedding"]
 
 
 def normalized_shape_of(normalized_shape, where: str) -> tuple:
@@ -57,6 +57,32 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         _fail(fn, f"num_groups must be an int >= 1, got {num_groups!r}.",
               hint="GroupNorm(32, C) is common; num_groups=1 is LayerNorm over (C, H, W).")
     return apply(GroupNorm(int(num_groups), eps), *_optional(fn, [input], weight, bias, input))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Standardise each channel of each sample (N, C, *) over its positions, then a
+    weight and a bias per channel.
+
+    With ``use_input_stats`` (the default) each instance's own statistics are used, and
+    running statistics, if given, move towards their average over the batch (in place);
+    without, the running statistics normalise, as batch norm does in evaluation.
+    """
+    fn = "instance_norm"
+    input = _tensor(fn, "input", input)
+    mean, var = _array(fn, "running_mean", running_mean), _array(fn, "running_var", running_var)
+    if not use_input_stats:
+        op = BatchNorm(False, momentum, eps, mean, var)
+    else:
+        op = InstanceNorm(eps, momentum, mean, var)
+    out = apply(op, *_optional(fn, [input], weight, bias, input))
+    if op.running_update is not None:  # a forward with input statistics ran (not shape-only)
+        for buffer, value in zip((running_mean, running_var), op.running_update):
+            if isinstance(buffer, Tensor):  # through _store: the version counter moves
+                buffer._store(_wrap(np.asarray(value, buffer._array.dtype)), fn)
+            else:
+                buffer[...] = value
+    return out
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

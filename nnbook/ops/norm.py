@@ -267,3 +267,65 @@ class GroupNorm(_Normalize):
                  (grad_out * x_hat).sum(axis=axes) if len(need) > 1 and need[1] else None,
                  grad_out.sum(axis=axes) if len(need) > 2 and need[2] else None)
         return grads[:len(need)]
+
+
+class InstanceNorm(GroupNorm):
+    """Standardise each channel of each sample over its positions (L, or H and W), then
+    a weight and a bias per channel: group norm with a group for every channel, so the
+    forward and the backward are GroupNorm's.  Inputs (N, C, *positions); ``(x,)``,
+    ``(x, weight)`` or ``(x, weight, bias)``.
+
+    With running statistics given, the op leaves their new values in ``running_update``,
+    as BatchNorm does: ``(1 - m) r + m * stat``, the stat averaged over the samples (the
+    variance unbiased, over the positions).  Evaluating with running statistics is
+    BatchNorm's evaluation (``F.instance_norm`` with ``use_input_stats=False``).
+    """
+
+    name = "instance_norm"
+
+    def __init__(self, eps=1e-5, momentum=0.1, running_mean=None, running_var=None):
+        self.eps = self.check_eps(eps)
+        self.running_mean, self.running_var = running_mean, running_var
+        if (running_mean is None) != (running_var is None):
+            self.fail("running_mean and running_var must be given together (or both None).",
+                      cls=InputError, hint="pass both running statistics, or neither.")
+        if running_mean is not None and not is_real(momentum):
+            self.fail(f"momentum={momentum!r} must be a float when running statistics are "
+                      "updated.", cls=InputError,
+                      hint="the default is 0.1: running = 0.9 running + 0.1 batch.")
+        self.momentum = momentum
+        self.running_update = None  # (new mean, new var), once a forward ran
+
+    def infer(self, x, weight=None, bias=None):
+        check_float(self, x)
+        if x.ndim < 3:
+            self.fail(f"expects input (N, C, L) or (N, C, H, W), got shape "
+                      f"{fmt_shape(x.shape)}.",
+                      hint="instance norm standardises each channel over its positions; a "
+                      "single sample (C, L) needs its batch dimension: x.unsqueeze(0).")
+        channels, positions = x.shape[1], math.prod(x.shape[2:])
+        if positions <= 1:
+            self.fail(f"expected more than 1 position per channel, got input of shape "
+                      f"{fmt_shape(x.shape)}.",
+                      hint="the statistics of one value are meaningless: instance norm "
+                      "needs signals or images of 2 values or more.")
+        for what, arr in (("weight", weight), ("bias", bias),
+                          ("running_mean", self.running_mean), ("running_var", self.running_var)):
+            if arr is not None and tuple(arr.shape) != (channels,):
+                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
+                          f"got {fmt_shape(arr.shape)}.",
+                          values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
+                          hint=f"make the layer InstanceNorm for {channels} channels, or check "
+                          "that the layer before outputs the channels you expect.")
+        return x.shape
+
+    def forward(self, x, weight=None, bias=None):
+        if self.running_mean is not None:
+            grouped = x.reshape(*x.shape[:2], math.prod(x.shape[2:]))  # (N, C, positions)
+            count, m = grouped.shape[2], float(self.momentum)
+            mean = grouped.mean(axis=2)
+            var = grouped.var(axis=2) * (count / (count - 1))     # unbiased, per instance
+            self.running_update = ((1 - m) * self.running_mean + m * mean.mean(axis=0),
+                                   (1 - m) * self.running_var + m * var.mean(axis=0))
+        self.num_groups = x.shape[1]  # each channel of each sample is a group of its own
+        return super().forward(x, weight, bias)

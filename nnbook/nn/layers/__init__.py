@@ -95,3 +95,22 @@ from .recurrent import GRU, LSTM, RNN, RNNBase  # noqa: E402
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
 
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
+from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from .padding import (  # noqa: E402
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
+
+__all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d",
+            "InstanceNorm2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+            "CircularPad1d", "CircularPad2d"]
