@@ -210,6 +210,11 @@ DIFFERENCES = [
                "'nearest-exact', 'bicubic', 'trilinear' and 'area'", "'nearest', 'linear' "
                "and 'bilinear' only; another mode is refused with an InputError listing them",
                "each mode is one more weight matrix to explain; the lessons use these three"),
+    Difference("layers and losses", "`nn.InstanceNorm1d/2d` with `affine=False` and no "
+               "running statistics given another number of channels than `num_features` "
+               "warns and normalises anyway", "a ShapeError, as for every other channel "
+               "mismatch", "the layer was built for other data: a sign of a mistake in the "
+               "model, which a warning lets through"),
     Difference("layers and losses", "pooling takes integer tensors", "pooling needs "
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),

@@ -136,6 +136,14 @@ def _layer_functions():
         "normalize": (lambda x: F.normalize(x, dim=1), [(7, 5)]),
         "lstm": (lambda x: nb.nn.LSTM(5, 4, dtype=nb.float64)(x)[0], [(7, 3, 5)]),
         "gru": (lambda x: nb.nn.GRU(5, 4, dtype=nb.float64)(x)[0], [(7, 3, 5)]),
+        "unfold": (lambda x: F.unfold(x, (3, 2), stride=(2, 1)), [(2, 3, 7, 5)]),
+        "fold": (lambda c: F.fold(c, (7, 5), (3, 2), stride=(2, 1)), [(2, 18, 12)]),
+        "instance_norm": (lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+                          [(2, 3, 7, 5), (3,), (3,)]),
+        "pad_reflect": (lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"), [(2, 3, 7, 5)]),
+        "pad_circular": (lambda x: F.pad(x, (1, -2, 2, 1), mode="circular"), [(2, 3, 7, 5)]),
+        "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), [(2, 12, 3, 5)]),
+        "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x, 2), [(2, 3, 6, 4)]),
     }
 
 

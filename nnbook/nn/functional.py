@@ -475,7 +475,12 @@ def _border_positions(pos, size, mode, before, after):
         _fail("pad", f"mode='circular' needs padding no larger than the dimension: got "
               f"({before}, {after}) for a dimension of size {size}.",
               hint="circular padding wraps around once at most.")
-    return pos % size
+    # a negative padding crops first; the padding then wraps round what is left
+    first, end = max(-before, 0), size - max(-after, 0)
+    if end <= first:
+        _fail("pad", f"mode='circular' with padding ({before}, {after}) crops away the whole "
+              f"dimension of size {size}.", hint="crop less, or use mode='constant'.")
+    return first + (pos - first) % (end - first)
 
 
 # ---------------------------------------------------------------------------

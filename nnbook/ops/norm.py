@@ -309,6 +309,11 @@ class InstanceNorm(GroupNorm):
                       f"{fmt_shape(x.shape)}.",
                       hint="the statistics of one value are meaningless: instance norm "
                       "needs signals or images of 2 values or more.")
+        if self.running_mean is not None and x.shape[0] == 0:
+            self.fail("an empty batch has no statistics to move the running ones towards.",
+                      values=f"input {fmt_shape(x.shape)}",
+                      hint="skip empty batches, or call model.eval() to normalise with the "
+                      "running statistics.")
         for what, arr in (("weight", weight), ("bias", bias),
                           ("running_mean", self.running_mean), ("running_var", self.running_var)):
             if arr is not None and tuple(arr.shape) != (channels,):

@@ -76,9 +76,9 @@ class _Columns(Op):
 
     def col2im(self, cols, image_hw):
         """(N, C·kh·kw, L) -> (N, C, H, W): each column added back onto its window."""
-        n, (kh, kw) = cols.shape[0], self.kernel
+        (n, rows), (kh, kw) = cols.shape[:2], self.kernel
         ho, wo = self.blocks(image_hw)
-        win = cols.reshape(n, -1, kh, kw, ho, wo).transpose(0, 1, 4, 5, 2, 3)
+        win = cols.reshape(n, rows // (kh * kw), kh, kw, ho, wo).transpose(0, 1, 4, 5, 2, 3)
         padded = tuple(size + 2 * p for size, p in zip(image_hw, self.padding))
         image = add_windows(win, padded, self.stride, self.dilation)
         return crop_hw(image, tuple((p, p) for p in self.padding)).copy()

@@ -1,4 +1,5 @@
-"""The op protocol for softmax, the losses, batch norm and dropout (nnbook/ops/base.py):
+"""The op protocol for softmax, the losses, batch and instance norm, dropout, unfold and
+fold (nnbook/ops/base.py):
 arguments are checked once, when the op is built; the shape rule stores nothing; an
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
@@ -12,8 +13,9 @@ from nnbook.errors import BackwardError, InputError
 from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
-from nnbook.ops.norm import BatchNorm
+from nnbook.ops.norm import BatchNorm, InstanceNorm
 from nnbook.ops.softmax import LogSoftmax, Softmax
+from nnbook.ops.unfold import Fold, Unfold
 from nnbook.tensor import apply
 
 # (op, input specs): every op of the five files, with odd, non-square shapes
@@ -29,6 +31,10 @@ OPS = [
      [((3, 5, 4), np.float64), ((5,), np.float64), ((5,), np.float64)]),
     (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [((7, 5), np.float32)]),
     (lambda: Dropout(np.random.default_rng(5), 0.3), [((7, 5), np.float64)]),
+    (lambda: Unfold((3, 2), 1, (1, 0), (2, 1)), [((2, 3, 7, 5), np.float64)]),
+    (lambda: Fold((7, 5), (3, 2), 1, 0, (2, 1)), [((2, 18, 12), np.float64)]),
+    (lambda: InstanceNorm(1e-5, 0.1, np.zeros(3), np.ones(3)),
+     [((2, 3, 7, 5), np.float64), ((3,), np.float64), ((3,), np.float64)]),
 ]
 
 
@@ -50,6 +56,10 @@ def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
     (lambda: BatchNorm(True, "fast"), r"momentum='fast' must be a float or None"),
     (lambda: BatchNorm(False), r"evaluation mode needs running_mean and running_var"),
     (lambda: Dropout(np.random.default_rng(0), 1.5), r"p=1.5 must be a probability"),
+    (lambda: Unfold((3, 2, 1)), r"kernel_size must be an int or a pair of ints"),
+    (lambda: Fold(7.5, 3), r"output_size must be an int or a pair of ints"),
+    (lambda: InstanceNorm(-1.0), r"eps=-1.0 must be a number >= 0"),
+    (lambda: InstanceNorm(1e-5, "fast", np.zeros(3), np.ones(3)), r"momentum='fast' must be"),
 ])
 def test_bad_arguments_are_refused_when_the_op_is_built(build, message):
     with pytest.raises(InputError, match=message):
