@@ -97,6 +97,10 @@ def changed_in_place_is_caught_or_harmless(fn, arrays):
 def _layer_functions():
     import nnbook.nn.functional as F
 
+    def gumbel_softmax(x):  # the same noise on every call, so that runs compare
+        nb.manual_seed(0)
+        return F.gumbel_softmax(x, tau=0.5, hard=True, dim=1)
+
     return {
         "exp": (lambda x: x.exp(), [(7, 5)]),
         "tanh": (lambda x: x.tanh(), [(7, 5)]),
@@ -144,6 +148,7 @@ def _layer_functions():
         "pad_circular": (lambda x: F.pad(x, (1, -2, 2, 1), mode="circular"), [(2, 3, 7, 5)]),
         "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), [(2, 12, 3, 5)]),
         "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x, 2), [(2, 3, 6, 4)]),
+        "gumbel_softmax": (gumbel_softmax, [(7, 5)]),
     }
 
 

@@ -49,6 +49,7 @@ from .functional_activations import (
     celu,
     elu,
     gelu,
+    gumbel_softmax,
     hardsigmoid,
     hardswish,
     hardtanh,

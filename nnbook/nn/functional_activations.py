@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import context
+from ..errors import DTypeError
 from ..ops import activations as act
+from ..ops.base import is_real
 from ..ops.softmax import Softmax
-from ..tensor import apply
+from ..random import numpy_generator
+from ..tensor import _wrap, apply
 from .arguments import _fail, _tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign",
            "hardtanh", "relu6", "hardsigmoid", "hardswish", "tanhshrink", "logsigmoid",
-           "softmin", "threshold", "prelu"]
+           "softmin", "threshold", "prelu", "gumbel_softmax"]
 
 
 def _unary(fn: str, op, input):
@@ -117,3 +121,33 @@ def prelu(input, weight):
     """x where x > 0, weight * x elsewhere; one weight, or one per channel (dimension 1)."""
     return apply(act.Prelu(), _tensor("prelu", "input", input),
                  _tensor("prelu", "weight", weight))
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A differentiable sample of a category: softmax((logits + g) / tau) along ``dim``,
+    with Gumbel noise g = -log(e), e ~ Exponential(1), drawn from nnbook's generator.
+
+    The largest of logits + g falls on category i with probability softmax(logits)_i, so
+    the sample's one-hot (``hard=True``) is a draw from the categories; the softmax is its
+    smooth stand-in, the sharper the smaller ``tau``.  ``hard=True`` returns the one-hot
+    itself, with the soft sample's gradient (straight-through: y_hard - y_soft.detach()
+    + y_soft).  ``eps`` is unused, as in PyTorch.
+    """
+    fn = "gumbel_softmax"
+    logits = _tensor(fn, "logits", logits)
+    if logits.dtype.kind != "f":
+        _fail(fn, f"expects floating point logits, got {logits.dtype.name}.", cls=DTypeError,
+              hint="convert them first: logits.float().")
+    if not is_real(tau):
+        _fail(fn, f"tau must be a number, got {tau!r}.",
+              hint="tau=1 is the default; smaller values give samples closer to one-hot.")
+    scores = logits
+    if not context.shape_only():  # a shape-only pass draws nothing
+        draws = numpy_generator().exponential(size=logits.shape)
+        scores = logits + _wrap(-np.log(draws).astype(logits._array.dtype))
+    y_soft = apply(Softmax(dim), scores / tau)
+    if not hard or context.shape_only():
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _wrap(np.zeros_like(y_soft._array)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
