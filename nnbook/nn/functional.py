@@ -25,7 +25,7 @@ from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
 from ..ops.softmax import LogSoftmax, Softmax
 from ..random import numpy_generator
-from ..tensor import Tensor, _wrap, apply
+from ..tensor import Tensor, _wrap, apply, meta_tensor
 
 # The families in files of their own, each listing its names in its __all__:
 from . import (
@@ -49,7 +49,9 @@ from .functional_activations import (
     celu,
     elu,
     gelu,
+    glu,
     gumbel_softmax,
+    hardshrink,
     hardsigmoid,
     hardswish,
     hardtanh,
@@ -61,6 +63,7 @@ from .functional_activations import (
     selu,
     silu,
     softmin,
+    softshrink,
     softsign,
     tanhshrink,
     threshold,
@@ -90,11 +93,14 @@ from .functional_norms import (  # one_hot is defined below
     group_norm,
     instance_norm,
     layer_norm,
+    local_response_norm,
+    rms_norm,
 )
 from .functional_vision import fold, pixel_shuffle, pixel_unshuffle, unfold
 
 __all__ = [
-    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
+    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
     "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
     "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
@@ -182,6 +188,43 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if bias is not None:
         tensors.append(_tensor("conv_transpose2d", "bias", bias))
     return apply(ConvTranspose2d(stride, padding, output_padding, groups, dilation), *tensors)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 1-D convolution over (N, C_in, L): conv_transpose2d on (N, C_in, 1, L)
+    (see ops/onedim.py); weight (C_in, C_out / groups, k)."""
+    from ..ops.onedim import ConvTranspose1d
+
+    tensors = [_tensor("conv_transpose1d", "input", input),
+               _tensor("conv_transpose1d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv_transpose1d", "bias", bias))
+    return apply(ConvTranspose1d(stride, padding, output_padding, groups, dilation), *tensors)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of a signal (N, C, L) to a fixed length ``output_size``."""
+    from ..ops.onedim import AdaptiveAvgPool1d
+
+    input = _tensor("adaptive_avg_pool1d", "input", input)
+    return apply(AdaptiveAvgPool1d(output_size), input)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of a signal (N, C, L) to a fixed length ``output_size``, with
+    adaptive_avg_pool1d's windows; ``return_indices=True`` also returns where each maximum
+    was (int64 positions along L)."""
+    from ..ops.onedim import AdaptiveMaxPool1d
+
+    input = _tensor("adaptive_max_pool1d", "input", input)
+    op = AdaptiveMaxPool1d(output_size)
+    out = apply(op, input)
+    if not return_indices:
+        return out
+    if "indices" not in vars(op):  # a shape-only pass: the indices' shape and dtype only
+        return out, meta_tensor(out.shape, np.int64)
+    return out, _wrap(op.indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

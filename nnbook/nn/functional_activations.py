@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import context
-from ..errors import DTypeError
+from ..errors import DimError, DTypeError, ShapeError, fmt_shape
 from ..ops import activations as act
 from ..ops.base import is_real
 from ..ops.softmax import Softmax
@@ -19,7 +19,8 @@ from .arguments import _fail, _tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign",
            "hardtanh", "relu6", "hardsigmoid", "hardswish", "tanhshrink", "logsigmoid",
-           "softmin", "threshold", "prelu", "gumbel_softmax"]
+           "softmin", "threshold", "prelu", "gumbel_softmax", "hardshrink", "softshrink",
+           "glu"]
 
 
 def _unary(fn: str, op, input):
@@ -151,3 +152,29 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.argmax(dim, keepdim=True)
     y_hard = _wrap(np.zeros_like(y_soft._array)).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 elsewhere."""
+    return _unary("hardshrink", act.Hardshrink(lambd), input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    return _unary("softshrink", act.Softshrink(lambd), input)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: a * sigmoid(b), a and b the two halves of ``dim``."""
+    fn = "glu"
+    x = _tensor(fn, "input", input)
+    if x.ndim == 0 or not -x.ndim <= dim < x.ndim:
+        _fail(fn, f"dim={dim} is out of range for a tensor with {x.ndim} dimension(s).",
+              hint="glu halves one dimension of a tensor with at least one.", cls=DimError)
+    if x.shape[dim] % 2:
+        _fail(fn, f"expects dimension {dim} to have an even size (it is halved into the "
+              f"values and their gates), got {x.shape[dim]}.",
+              values=f"input {fmt_shape(x.shape)}", cls=ShapeError,
+              hint="the layer before must output twice the features wanted after glu.")
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
