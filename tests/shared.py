@@ -149,6 +149,15 @@ def _layer_functions():
         "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), [(2, 12, 3, 5)]),
         "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x, 2), [(2, 3, 6, 4)]),
         "gumbel_softmax": (gumbel_softmax, [(7, 5)]),
+        "rms_norm": (lambda x, w: F.rms_norm(x, (5,), w), [(3, 7, 5), (5,)]),
+        "glu": (lambda x: F.glu(x, 1), [(3, 6, 5)]),
+        "hardshrink": (lambda x: F.hardshrink(x, 0.3), [(7, 5)]),
+        "softshrink": (lambda x: F.softshrink(x, 0.3), [(7, 5)]),
+        "local_response_norm": (lambda x: F.local_response_norm(x, 3), [(2, 5, 3, 4)]),
+        "adaptive_avg_pool1d": (lambda x: F.adaptive_avg_pool1d(x, 4), [(2, 3, 7)]),
+        "adaptive_max_pool1d": (lambda x: F.adaptive_max_pool1d(x, 4), [(2, 3, 7)]),
+        "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2),
+                             [(2, 4, 7), (4, 3, 3), (6,)]),
     }
 
 
