@@ -60,10 +60,14 @@ class _InstanceNorm(_BatchNorm):
                 "for sequences (N, C, L) or (C, L); pick the one matching the input."))
         got = input.shape[ndim - n + 1]
         if got != self.num_features:
+            hint = mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)
+            if ndim == n - 1:
+                hint = (f"a {ndim}-D input is read as one sample {self._layout.split(' or ')[1]}"
+                        f" without its batch dimension; {hint}")
             raise ShapeError(message(
                 f"expects input with {self.num_features} channels, got {got}.",
                 values=f"input {fmt_shape(input.shape)}   num_features={self.num_features}",
-                hint=mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)))
+                hint=hint))
 
 
 class InstanceNorm1d(_InstanceNorm):
