@@ -497,6 +497,10 @@ def _index_pad(input, pad, mode):
         before, after = pad[2 * i], pad[2 * i + 1]
         size = input.shape[dim]
         pos = np.arange(-before, size + after)
+        if pos.size == 0 and mode != "circular":
+            _fail("pad", f"mode={mode!r} with padding ({before}, {after}) leaves nothing of a "
+                  f"dimension of size {size}.", hint="crop less: the result must keep at "
+                  "least one value along each padded dimension.")
         out = out[(slice(None),) * dim + (_border_positions(pos, size, mode, before, after),)]
     return out
 
@@ -515,15 +519,18 @@ def _border_positions(pos, size, mode, before, after):
                   "'constant' for wider padding.")
         pos = np.abs(pos)  # -k mirrors onto k
         return np.where(pos >= size, 2 * (size - 1) - pos, pos)
-    if max(before, after) > size:
-        _fail("pad", f"mode='circular' needs padding no larger than the dimension: got "
-              f"({before}, {after}) for a dimension of size {size}.",
-              hint="circular padding wraps around once at most.")
-    # a negative padding crops first; the padding then wraps round what is left
+    # a negative padding crops first (as PyTorch); the padding then wraps round what is left
     first, end = max(-before, 0), size - max(-after, 0)
+    if pos.size == 0:  # cropped to nothing, and nothing to wrap
+        return pos
     if end <= first:
         _fail("pad", f"mode='circular' with padding ({before}, {after}) crops away the whole "
               f"dimension of size {size}.", hint="crop less, or use mode='constant'.")
+    if max(before, after) > end - first:
+        cropped = f" ({end - first} after cropping)" if end - first < size else ""
+        _fail("pad", f"mode='circular' needs padding no larger than the dimension: got "
+              f"({before}, {after}) for a dimension of size {size}{cropped}.",
+              hint="circular padding wraps around once at most.")
     return first + (pos - first) % (end - first)
 
 

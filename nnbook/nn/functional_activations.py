@@ -6,6 +6,8 @@ new tensor is returned, as for ``F.relu``: use the returned value.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import context
@@ -168,6 +170,9 @@ def glu(input, dim=-1):
     """The gated linear unit: a * sigmoid(b), a and b the two halves of ``dim``."""
     fn = "glu"
     x = _tensor(fn, "input", input)
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        _fail(fn, f"dim must be an int, got {dim!r}.", cls=DTypeError,
+              hint="glu halves one dimension: dim=-1 (the default) halves the last.")
     if x.ndim == 0 or not -x.ndim <= dim < x.ndim:
         _fail(fn, f"dim={dim} is out of range for a tensor with {x.ndim} dimension(s).",
               hint="glu halves one dimension of a tensor with at least one.", cls=DimError)
