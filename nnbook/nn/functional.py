@@ -491,16 +491,18 @@ def _index_pad(input, pad, mode):
               f"{fmt_shape(input.shape)}.",
               hint="give (left, right) for (C, L) or (N, C, L); (left, right, top, bottom) "
               "for (N, C, H, W).", cls=InputError)
+    sizes = [input.shape[-1 - i] + pad[2 * i] + pad[2 * i + 1] for i in range(n)]
+    if min(sizes) < 0 or mode != "circular" and max(sizes) < 1:  # (PyTorch's rule: one
+        # padded size of 0 may stay, beside others that are not)
+        _fail("pad", f"mode={mode!r} with pad={pad} leaves nothing of the input "
+              f"{fmt_shape(input.shape)}.", hint="crop less: negative padding removes "
+              "values, and the result must keep some.")
     out = input
     for i in range(n):
         dim = input.ndim - 1 - i
         before, after = pad[2 * i], pad[2 * i + 1]
         size = input.shape[dim]
         pos = np.arange(-before, size + after)
-        if pos.size == 0 and mode != "circular":
-            _fail("pad", f"mode={mode!r} with padding ({before}, {after}) leaves nothing of a "
-                  f"dimension of size {size}.", hint="crop less: the result must keep at "
-                  "least one value along each padded dimension.")
         out = out[(slice(None),) * dim + (_border_positions(pos, size, mode, before, after),)]
     return out
 
@@ -521,9 +523,12 @@ def _border_positions(pos, size, mode, before, after):
         return np.where(pos >= size, 2 * (size - 1) - pos, pos)
     # a negative padding crops first (as PyTorch); the padding then wraps round what is left
     first, end = max(-before, 0), size - max(-after, 0)
+    if end < first:
+        _fail("pad", f"mode='circular' with padding ({before}, {after}) crops more than the "
+              f"dimension of size {size} has.", hint="crop less, or use mode='constant'.")
     if pos.size == 0:  # cropped to nothing, and nothing to wrap
         return pos
-    if end <= first:
+    if end == first:
         _fail("pad", f"mode='circular' with padding ({before}, {after}) crops away the whole "
               f"dimension of size {size}.", hint="crop less, or use mode='constant'.")
     if max(before, after) > end - first:
