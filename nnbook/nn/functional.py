@@ -491,9 +491,9 @@ def _index_pad(input, pad, mode):
               f"{fmt_shape(input.shape)}.",
               hint="give (left, right) for (C, L) or (N, C, L); (left, right, top, bottom) "
               "for (N, C, H, W).", cls=InputError)
+    # PyTorch's rule: no padded size below 0, and (but for circular) not all of them 0
     sizes = [input.shape[-1 - i] + pad[2 * i] + pad[2 * i + 1] for i in range(n)]
-    if min(sizes) < 0 or mode != "circular" and max(sizes) < 1:  # (PyTorch's rule: one
-        # padded size of 0 may stay, beside others that are not)
+    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
         _fail("pad", f"mode={mode!r} with pad={pad} leaves nothing of the input "
               f"{fmt_shape(input.shape)}.", hint="crop less: negative padding removes "
               "values, and the result must keep some.")

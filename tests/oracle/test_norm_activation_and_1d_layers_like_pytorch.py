@@ -149,3 +149,30 @@ def test_conv_transpose1d_function_like_pytorch(rng):
     kw = dict(stride=2, padding=1, output_padding=1, groups=2, dilation=2)
     agree(F.conv_transpose1d(x, w, b, **kw), tF.conv_transpose1d(xt, wt, bt, **kw), rng,
           [x, w, b], [xt, wt, bt])
+
+
+# the new functions PyTorch writes in Python (its others are builtins without a signature)
+NEW_FUNCTIONS = ["unfold", "fold", "instance_norm", "gumbel_softmax", "rms_norm", "glu",
+                 "local_response_norm"]
+NEW_LAYERS = ["Unfold", "Fold", "InstanceNorm1d", "InstanceNorm2d", "ZeroPad1d", "ZeroPad2d",
+              "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+              "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
+              "PixelShuffle", "PixelUnshuffle", "RMSNorm", "GLU", "Hardshrink", "Softshrink",
+              "LocalResponseNorm", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "ConvTranspose1d"]
+
+
+def parameters(fn):
+    import inspect
+    return [(p.name, p.default, p.kind) for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("name", NEW_FUNCTIONS)
+def test_functions_take_pytorchs_arguments_and_defaults(name):
+    assert parameters(getattr(F, name)) == parameters(getattr(tF, name))
+    assert name in F.__all__
+
+
+@pytest.mark.parametrize("name", NEW_LAYERS)
+def test_layers_take_pytorchs_arguments_and_defaults(name):
+    assert parameters(getattr(nn, name).__init__) == parameters(getattr(torch.nn, name).__init__)
+    assert name in nn.__all__
