@@ -267,6 +267,17 @@ DIFFERENCES = [
                "sequences, a DTypeError for fractional or boolean lengths", "such lengths "
                "come from a mistake (the wrong dim read as time, another batch's lengths), "
                "and the packed batch would silently hold other numbers"),
+    Difference("layers and losses", "`F.pad(x, pad, mode='circular')` (and `CircularPad`) "
+               "with a negative padding on one side and, on the other, more padding than "
+               "the cropping leaves returns values from memory it never wrote, or raises, "
+               "depending on the input's shape", "an InputError: circular padding wraps "
+               "around once at most, what the cropping leaves", "a result that depends on "
+               "stray memory cannot be taught or tested"),
+    Difference("layers and losses", "`nn.InstanceNorm1d/2d` with `affine=False` and no "
+               "running statistics given another number of channels than `num_features` "
+               "warns and normalises anyway", "a ShapeError, as for every other channel "
+               "mismatch", "the layer was built for other data: a sign of a mistake in the "
+               "model, which a warning lets through"),
     Difference("layers and losses", "pooling takes integer tensors", "pooling needs "
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),
@@ -278,12 +289,13 @@ DIFFERENCES = [
                "a window is dropped when its first tap is in the padding (and goes to its "
                "first element otherwise)", "padding counts as -inf, so a window of -inf has "
                "its maximum at its first tap; no pass is spent on so rare an input"),
-    Difference("layers and losses", "errors of `F.conv1d`, `F.max_pool1d` and "
-               "`F.avg_pool1d` show the signal's shape", "past the check of the number of "
+    Difference("layers and losses", "errors of `F.conv1d`, `F.conv_transpose1d`, "
+               "`F.max_pool1d`, `F.avg_pool1d` and the adaptive 1-D pools show the signal's "
+               "shape", "past the check of the number of "
                "dimensions, they show it with a row of height 1: (N, C, 1, L)",
                "the 1-D ops are the 2-D ones on a one-row image, so they share one set of "
                "checks"),
-    Difference("layers and losses", "`ConvTranspose2d.forward(x, output_size=...)` picks "
+    Difference("layers and losses", "`ConvTranspose1d/2d.forward(x, output_size=...)` picks "
                "the output padding", "output_size is refused with an InputError; give the "
                "layer output_padding", "one way to choose the output size keeps the layer's "
                "arguments the whole story"),

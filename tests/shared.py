@@ -97,6 +97,10 @@ def changed_in_place_is_caught_or_harmless(fn, arrays):
 def _layer_functions():
     import nnbook.nn.functional as F
 
+    def gumbel_softmax(x):  # the same noise on every call, so that runs compare
+        nb.manual_seed(0)
+        return F.gumbel_softmax(x, tau=0.5, hard=True, dim=1)
+
     return {
         "exp": (lambda x: x.exp(), [(7, 5)]),
         "tanh": (lambda x: x.tanh(), [(7, 5)]),
@@ -136,6 +140,24 @@ def _layer_functions():
         "normalize": (lambda x: F.normalize(x, dim=1), [(7, 5)]),
         "lstm": (lambda x: nb.nn.LSTM(5, 4, dtype=nb.float64)(x)[0], [(7, 3, 5)]),
         "gru": (lambda x: nb.nn.GRU(5, 4, dtype=nb.float64)(x)[0], [(7, 3, 5)]),
+        "unfold": (lambda x: F.unfold(x, (3, 2), stride=(2, 1)), [(2, 3, 7, 5)]),
+        "fold": (lambda c: F.fold(c, (7, 5), (3, 2), stride=(2, 1)), [(2, 18, 12)]),
+        "instance_norm": (lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+                          [(2, 3, 7, 5), (3,), (3,)]),
+        "pad_reflect": (lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"), [(2, 3, 7, 5)]),
+        "pad_circular": (lambda x: F.pad(x, (1, -2, 2, 1), mode="circular"), [(2, 3, 7, 5)]),
+        "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), [(2, 12, 3, 5)]),
+        "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x, 2), [(2, 3, 6, 4)]),
+        "gumbel_softmax": (gumbel_softmax, [(7, 5)]),
+        "rms_norm": (lambda x, w: F.rms_norm(x, (5,), w), [(3, 7, 5), (5,)]),
+        "glu": (lambda x: F.glu(x, 1), [(3, 6, 5)]),
+        "hardshrink": (lambda x: F.hardshrink(x, 0.3), [(7, 5)]),
+        "softshrink": (lambda x: F.softshrink(x, 0.3), [(7, 5)]),
+        "local_response_norm": (lambda x: F.local_response_norm(x, 3), [(2, 5, 3, 4)]),
+        "adaptive_avg_pool1d": (lambda x: F.adaptive_avg_pool1d(x, 4), [(2, 3, 7)]),
+        "adaptive_max_pool1d": (lambda x: F.adaptive_max_pool1d(x, 4), [(2, 3, 7)]),
+        "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2),
+                             [(2, 4, 7), (4, 3, 3), (6,)]),
     }
 
 

@@ -25,7 +25,7 @@ from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
 from ..ops.softmax import LogSoftmax, Softmax
 from ..random import numpy_generator
-from ..tensor import Tensor, _wrap, apply
+from ..tensor import Tensor, _wrap, apply, meta_tensor
 
 # The families in files of their own, each listing its names in its __all__:
 from . import (
@@ -35,6 +35,7 @@ from . import (
     functional_dropout,
     functional_losses,
     functional_norms,
+    functional_vision,
 )
 from .arguments import (
     LegacyReductionWarning,  # part of this module's names
@@ -48,6 +49,9 @@ from .functional_activations import (
     celu,
     elu,
     gelu,
+    glu,
+    gumbel_softmax,
+    hardshrink,
     hardsigmoid,
     hardswish,
     hardtanh,
@@ -59,6 +63,7 @@ from .functional_activations import (
     selu,
     silu,
     softmin,
+    softshrink,
     softsign,
     tanhshrink,
     threshold,
@@ -83,17 +88,26 @@ from .functional_losses import (
     smooth_l1_loss,
     triplet_margin_loss,
 )
-from .functional_norms import embedding, group_norm, layer_norm  # one_hot is defined below
+from .functional_norms import (  # one_hot is defined below
+    embedding,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    rms_norm,
+)
+from .functional_vision import fold, pixel_shuffle, pixel_unshuffle, unfold
 
 __all__ = [
-    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
+    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
     "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
     "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus", "one_hot",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
-                functional_dropout, functional_losses, functional_norms):
+                functional_dropout, functional_losses, functional_norms, functional_vision):
     __all__ += _family.__all__
 del _family
 
@@ -174,6 +188,43 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if bias is not None:
         tensors.append(_tensor("conv_transpose2d", "bias", bias))
     return apply(ConvTranspose2d(stride, padding, output_padding, groups, dilation), *tensors)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 1-D convolution over (N, C_in, L): conv_transpose2d on (N, C_in, 1, L)
+    (see ops/onedim.py); weight (C_in, C_out / groups, k)."""
+    from ..ops.onedim import ConvTranspose1d
+
+    tensors = [_tensor("conv_transpose1d", "input", input),
+               _tensor("conv_transpose1d", "weight", weight)]
+    if bias is not None:
+        tensors.append(_tensor("conv_transpose1d", "bias", bias))
+    return apply(ConvTranspose1d(stride, padding, output_padding, groups, dilation), *tensors)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of a signal (N, C, L) to a fixed length ``output_size``."""
+    from ..ops.onedim import AdaptiveAvgPool1d
+
+    input = _tensor("adaptive_avg_pool1d", "input", input)
+    return apply(AdaptiveAvgPool1d(output_size), input)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of a signal (N, C, L) to a fixed length ``output_size``, with
+    adaptive_avg_pool1d's windows; ``return_indices=True`` also returns where each maximum
+    was (int64 positions along L)."""
+    from ..ops.onedim import AdaptiveMaxPool1d
+
+    input = _tensor("adaptive_max_pool1d", "input", input)
+    op = AdaptiveMaxPool1d(output_size)
+    out = apply(op, input)
+    if not return_indices:
+        return out
+    if "indices" not in vars(op):  # a shape-only pass: the indices' shape and dtype only
+        return out, meta_tensor(out.shape, np.int64)
+    return out, _wrap(op.indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -440,6 +491,12 @@ def _index_pad(input, pad, mode):
               f"{fmt_shape(input.shape)}.",
               hint="give (left, right) for (C, L) or (N, C, L); (left, right, top, bottom) "
               "for (N, C, H, W).", cls=InputError)
+    # PyTorch's rule: no padded size below 0, and (but for circular) not all of them 0
+    sizes = [input.shape[-1 - i] + pad[2 * i] + pad[2 * i + 1] for i in range(n)]
+    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
+        _fail("pad", f"mode={mode!r} with pad={pad} leaves nothing of the input "
+              f"{fmt_shape(input.shape)}.", hint="crop less: negative padding removes "
+              "values, and the result must keep some.")
     out = input
     for i in range(n):
         dim = input.ndim - 1 - i
@@ -464,11 +521,22 @@ def _border_positions(pos, size, mode, before, after):
                   "'constant' for wider padding.")
         pos = np.abs(pos)  # -k mirrors onto k
         return np.where(pos >= size, 2 * (size - 1) - pos, pos)
-    if max(before, after) > size:
+    # a negative padding crops first (as PyTorch); the padding then wraps round what is left
+    first, end = max(-before, 0), size - max(-after, 0)
+    if end < first:
+        _fail("pad", f"mode='circular' with padding ({before}, {after}) crops more than the "
+              f"dimension of size {size} has.", hint="crop less, or use mode='constant'.")
+    if pos.size == 0:  # cropped to nothing, and nothing to wrap
+        return pos
+    if end == first:
+        _fail("pad", f"mode='circular' with padding ({before}, {after}) crops away the whole "
+              f"dimension of size {size}.", hint="crop less, or use mode='constant'.")
+    if max(before, after) > end - first:
+        cropped = f" ({end - first} after cropping)" if end - first < size else ""
         _fail("pad", f"mode='circular' needs padding no larger than the dimension: got "
-              f"({before}, {after}) for a dimension of size {size}.",
+              f"({before}, {after}) for a dimension of size {size}{cropped}.",
               hint="circular padding wraps around once at most.")
-    return pos % size
+    return first + (pos - first) % (end - first)
 
 
 # ---------------------------------------------------------------------------

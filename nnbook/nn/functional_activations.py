@@ -6,16 +6,23 @@ new tensor is returned, as for ``F.relu``: use the returned value.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
+from .. import context
+from ..errors import DimError, DTypeError, ShapeError, fmt_shape
 from ..ops import activations as act
+from ..ops.base import is_real
 from ..ops.softmax import Softmax
-from ..tensor import apply
+from ..random import numpy_generator
+from ..tensor import _wrap, apply
 from .arguments import _fail, _tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign",
            "hardtanh", "relu6", "hardsigmoid", "hardswish", "tanhshrink", "logsigmoid",
-           "softmin", "threshold", "prelu"]
+           "softmin", "threshold", "prelu", "gumbel_softmax", "hardshrink", "softshrink",
+           "glu"]
 
 
 def _unary(fn: str, op, input):
@@ -117,3 +124,62 @@ def prelu(input, weight):
     """x where x > 0, weight * x elsewhere; one weight, or one per channel (dimension 1)."""
     return apply(act.Prelu(), _tensor("prelu", "input", input),
                  _tensor("prelu", "weight", weight))
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A differentiable sample of a category: softmax((logits + g) / tau) along ``dim``,
+    with Gumbel noise g = -log(e), e ~ Exponential(1), drawn from nnbook's generator.
+
+    The largest of logits + g falls on category i with probability softmax(logits)_i, so
+    the sample's one-hot (``hard=True``) is a draw from the categories; the softmax is its
+    smooth stand-in, the sharper the smaller ``tau``.  ``hard=True`` returns the one-hot
+    itself, with the soft sample's gradient (straight-through: y_hard - y_soft.detach()
+    + y_soft).  ``eps`` is unused, as in PyTorch.
+    """
+    fn = "gumbel_softmax"
+    logits = _tensor(fn, "logits", logits)
+    if logits.dtype.kind != "f":
+        _fail(fn, f"expects floating point logits, got {logits.dtype.name}.", cls=DTypeError,
+              hint="convert them first: logits.float().")
+    if not is_real(tau):
+        _fail(fn, f"tau must be a number, got {tau!r}.",
+              hint="tau=1 is the default; smaller values give samples closer to one-hot.")
+    scores = logits
+    if not context.shape_only():  # a shape-only pass draws nothing
+        draws = numpy_generator().exponential(size=logits.shape)
+        scores = logits + _wrap(-np.log(draws).astype(logits._array.dtype))
+    y_soft = apply(Softmax(dim), scores / tau)
+    if not hard or context.shape_only():
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _wrap(np.zeros_like(y_soft._array)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, 0 elsewhere."""
+    return _unary("hardshrink", act.Hardshrink(lambd), input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    return _unary("softshrink", act.Softshrink(lambd), input)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: a * sigmoid(b), a and b the two halves of ``dim``."""
+    fn = "glu"
+    x = _tensor(fn, "input", input)
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        _fail(fn, f"dim must be an int, got {dim!r}.", cls=DTypeError,
+              hint="glu halves one dimension: dim=-1 (the default) halves the last.")
+    if x.ndim == 0 or not -x.ndim <= dim < x.ndim:
+        _fail(fn, f"dim={dim} is out of range for a tensor with {x.ndim} dimension(s).",
+              hint="glu halves one dimension of a tensor with at least one.", cls=DimError)
+    if x.shape[dim] % 2:
+        _fail(fn, f"expects dimension {dim} to have an even size (it is halved into the "
+              f"values and their gates), got {x.shape[dim]}.",
+              values=f"input {fmt_shape(x.shape)}", cls=ShapeError,
+              hint="the layer before must output twice the features wanted after glu.")
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()

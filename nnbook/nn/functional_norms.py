@@ -1,5 +1,6 @@
-"""layer_norm and group_norm (``ops/norm.py``), and the lookup embedding
-(``ops/embedding.py``), with PyTorch's arguments.  F.one_hot lives in functional.py."""
+"""layer_norm, group_norm, instance_norm and rms_norm (``ops/norm.py``),
+local_response_norm, and the lookup embedding (``ops/embedding.py``), with PyTorch's
+arguments.  F.one_hot lives in functional.py."""
 from __future__ import annotations
 
 import numbers
@@ -8,13 +9,15 @@ import numpy as np
 
 from .. import context
 from ..context import no_grad
-from ..errors import InputError, message
+from ..errors import InputError, ShapeError, fmt_shape, message
 from ..ops.embedding import Embedding
-from ..ops.norm import GroupNorm, LayerNorm
-from ..tensor import apply
-from .arguments import _fail, _tensor, _where
+from ..ops.norm import BatchNorm, GroupNorm, InstanceNorm, LayerNorm, RMSNorm
+from ..ops.shape import Pad
+from ..tensor import Tensor, _wrap, apply
+from .arguments import _array, _fail, _tensor, _where
 
-__all__ = ["layer_norm", "group_norm", "embedding"]
+__all__ = ["layer_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm",
+           "embedding"]
 
 
 def normalized_shape_of(normalized_shape, where: str) -> tuple:
@@ -57,6 +60,60 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         _fail(fn, f"num_groups must be an int >= 1, got {num_groups!r}.",
               hint="GroupNorm(32, C) is common; num_groups=1 is LayerNorm over (C, H, W).")
     return apply(GroupNorm(int(num_groups), eps), *_optional(fn, [input], weight, bias, input))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Standardise each channel of each sample (N, C, *) over its positions, then a
+    weight and a bias per channel.
+
+    With ``use_input_stats`` (the default) each instance's own statistics are used, and
+    running statistics, if given, move towards their average over the batch (in place);
+    without, the running statistics normalise, as batch norm does in evaluation.
+    """
+    fn = "instance_norm"
+    input = _tensor(fn, "input", input)
+    mean, var = _array(fn, "running_mean", running_mean), _array(fn, "running_var", running_var)
+    if not use_input_stats:
+        op = BatchNorm(False, momentum, eps, mean, var)
+    else:
+        op = InstanceNorm(eps, momentum, mean, var)
+    out = apply(op, *_optional(fn, [input], weight, bias, input))
+    if op.running_update is not None:  # a forward with input statistics ran (not shape-only)
+        for buffer, value in zip((running_mean, running_var), op.running_update):
+            if isinstance(buffer, Tensor):  # through _store: the version counter moves
+                buffer._store(_wrap(np.asarray(value, buffer._array.dtype)), fn)
+            else:
+                buffer[...] = value
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Divide each sample by its root mean square over its last dimensions, then scale by
+    weight; ``eps=None`` is the machine epsilon of the input's dtype."""
+    fn = "rms_norm"
+    input = _tensor(fn, "input", input)
+    op = RMSNorm(normalized_shape_of(normalized_shape, _where(fn)), eps)
+    return apply(op, input) if weight is None else apply(op, input, _tensor(fn, "weight", weight))
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divide each value by (k + alpha · the mean of the squares of ``size`` neighbouring
+    channels) ** beta (AlexNet's normalisation across channels, dimension 1)."""
+    fn = "local_response_norm"
+    x = _tensor(fn, "input", input)
+    if not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 1:
+        _fail(fn, f"size must be an int >= 1, got {size!r}.",
+              hint="size counts the neighbouring channels averaged over, e.g. size=5.")
+    if x.ndim < 3:
+        _fail(fn, f"expects an input (N, C, *) of 3 or more dimensions, got {x.ndim}-D with "
+              f"shape {fmt_shape(x.shape)}.", cls=ShapeError,
+              hint="a batch of sequences (N, C, L) or of images (N, C, H, W).")
+    channels = x.shape[1]
+    # the squares, zero-padded along the channels: size // 2 before, (size - 1) // 2 after
+    squares = apply(Pad((0, 0) * (x.ndim - 2) + (size // 2, (size - 1) // 2)), x * x)
+    window_mean = sum(squares[:, i:i + channels] for i in range(size)) / size
+    return x / (window_mean * alpha + k) ** beta
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -223,6 +223,41 @@ class Threshold(Activation):
         return (np.where(self.above, grad_out, 0),)
 
 
+class Hardshrink(Activation):
+    """x where |x| > lambd, 0 elsewhere (at |x| = lambd too)."""
+
+    name = "hardshrink"
+
+    def __init__(self, lambd=0.5):
+        self.lambd = self.check_number("lambd", lambd)
+
+    def forward(self, x):
+        self.kept = np.abs(x) > self.lambd
+        return np.where(self.kept, x, x.dtype.type(0))
+
+    def backward(self, grad_out):  # y = x outside [-lambd, lambd], 0 inside;  dy/dx = 1 or 0
+        return (np.where(self.kept, grad_out, 0),)
+
+
+class Softshrink(Activation):
+    """x moved lambd towards 0, and 0 where that would cross it: sign(x) max(|x| - lambd, 0)."""
+
+    name = "softshrink"
+
+    def __init__(self, lambd=0.5):
+        self.lambd = self.check_number("lambd", lambd)
+        if self.lambd < 0:
+            self.fail(f"lambd must be at least 0, got {lambd!r}.", cls=InputError,
+                      hint="lambd is how far values move towards 0, e.g. lambd=0.5.")
+
+    def forward(self, x):
+        self.kept = np.abs(x) > self.lambd
+        return np.where(self.kept, x - np.sign(x) * x.dtype.type(self.lambd), x.dtype.type(0))
+
+    def backward(self, grad_out):  # y = x ∓ lambd outside [-lambd, lambd], 0 inside;  dy/dx = 1, 0
+        return (np.where(self.kept, grad_out, 0),)
+
+
 class Prelu(Op):
     """x where x > 0, weight * x elsewhere; one weight, or one per channel (dimension 1)."""
 

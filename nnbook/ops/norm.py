@@ -173,6 +173,7 @@ class LayerNorm(_Normalize):
     """Standardise each sample over its last dimensions (``normalized_shape``)."""
 
     name = "layer_norm"
+    suggested_layer = "LayerNorm"  # the layer a hint suggests
 
     def __init__(self, normalized_shape, eps=1e-5):
         self.normalized_shape = tuple(normalized_shape)
@@ -181,18 +182,19 @@ class LayerNorm(_Normalize):
     def infer(self, x, weight=None, bias=None):
         check_float(self, x)
         shape, k = self.normalized_shape, len(self.normalized_shape)
+        layer = self.suggested_layer
         if x.ndim < k or tuple(x.shape[x.ndim - k:]) != shape:
             self.fail(f"normalized_shape={shape} must match the last {k} dimension(s) of the "
                       f"input, got input of shape {fmt_shape(x.shape)}.",
                       values=f"input {fmt_shape(x.shape)}   normalized_shape {fmt_shape(shape)}",
-                      hint=f"LayerNorm normalises the trailing dimensions: for this input use "
-                      f"LayerNorm({x.shape[-1] if x.ndim else 1}) (the features), or "
-                      f"LayerNorm({list(x.shape[1:])}) for everything but the batch.")
+                      hint=f"{layer} normalises the trailing dimensions: for this input use "
+                      f"{layer}({x.shape[-1] if x.ndim else 1}) (the features), or "
+                      f"{layer}({list(x.shape[1:])}) for everything but the batch.")
         for what, arr in (("weight", weight), ("bias", bias)):
             if arr is not None and tuple(arr.shape) != shape:
                 self.fail(f"{what} must have the normalized_shape {fmt_shape(shape)}, got "
                           f"{fmt_shape(arr.shape)}.", hint="build weight and bias with "
-                          "nn.LayerNorm, which makes them the right shape.")
+                          f"nn.{layer}, which makes them the right shape.")
         return x.shape
 
     def forward(self, x, weight=None, bias=None):
@@ -212,6 +214,48 @@ class LayerNorm(_Normalize):
                  (grad_out * self.x_hat).sum(axis=lead) if len(need) > 1 and need[1] else None,
                  grad_out.sum(axis=lead) if len(need) > 2 and need[2] else None)
         return grads[:len(need)]
+
+
+class RMSNorm(LayerNorm):
+    """Scale each sample by one over its root mean square over the last dimensions
+    (``normalized_shape``), then by a weight: no centring, no bias, as LayerNorm has.
+
+        y = x · r · weight,   r = 1 / sqrt(mean(x²) + eps)
+
+    ``eps=None`` takes the machine epsilon of the input's dtype, as PyTorch.
+    """
+
+    name = "rms_norm"
+    suggested_layer = "RMSNorm"
+
+    def __init__(self, normalized_shape, eps=None):
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = None if eps is None else self.check_eps(eps)
+
+    def forward(self, x, weight=None):
+        self.axes = tuple(range(x.ndim - len(self.normalized_shape), x.ndim))
+        eps = np.finfo(x.dtype).eps if self.eps is None else self.eps
+        mean_square = (x * x).mean(axis=self.axes, keepdims=True) if x.size else x.sum(
+            axis=self.axes, keepdims=True)  # (an empty input has nothing to average)
+        self.r = (1 / np.sqrt(mean_square + eps)).astype(x.dtype)
+        self.x_hat, self.weight = x * self.r, weight
+        return self.x_hat.copy() if weight is None else self.x_hat * weight
+
+    # With g_hat = dL/dx_hat = g · weight and n values averaged over,
+    #   dr/dx_j = −r³ x_j / n,  so  dL/dx = r (g_hat − x_hat · mean(g_hat · x_hat))
+    #   dL/dweight = sum over the leading dimensions of g · x_hat
+    def backward(self, grad_out):
+        need = self.needs_input_grad
+        g_hat = grad_out if self.weight is None else grad_out * self.weight
+        grad_x = grad_w = None
+        if need[0]:
+            mean_gx = ((g_hat * self.x_hat).mean(axis=self.axes, keepdims=True)
+                       if g_hat.size else 0)
+            grad_x = self.r * (g_hat - self.x_hat * mean_gx)
+        if len(need) > 1 and need[1]:
+            lead = tuple(range(grad_out.ndim - len(self.normalized_shape)))
+            grad_w = (grad_out * self.x_hat).sum(axis=lead)
+        return (grad_x, grad_w)[:len(need)]
 
 
 class GroupNorm(_Normalize):
@@ -267,3 +311,70 @@ class GroupNorm(_Normalize):
                  (grad_out * x_hat).sum(axis=axes) if len(need) > 1 and need[1] else None,
                  grad_out.sum(axis=axes) if len(need) > 2 and need[2] else None)
         return grads[:len(need)]
+
+
+class InstanceNorm(GroupNorm):
+    """Standardise each channel of each sample over its positions (L, or H and W), then
+    a weight and a bias per channel: group norm with a group for every channel, so the
+    forward and the backward are GroupNorm's.  Inputs (N, C, *positions); ``(x,)``,
+    ``(x, weight)`` or ``(x, weight, bias)``.
+
+    With running statistics given, the op leaves their new values in ``running_update``,
+    as BatchNorm does: ``(1 - m) r + m * stat``, the stat averaged over the samples (the
+    variance unbiased, over the positions).  Evaluating with running statistics is
+    BatchNorm's evaluation (``F.instance_norm`` with ``use_input_stats=False``).
+    """
+
+    name = "instance_norm"
+
+    def __init__(self, eps=1e-5, momentum=0.1, running_mean=None, running_var=None):
+        self.eps = self.check_eps(eps)
+        self.running_mean, self.running_var = running_mean, running_var
+        if (running_mean is None) != (running_var is None):
+            self.fail("running_mean and running_var must be given together (or both None).",
+                      cls=InputError, hint="pass both running statistics, or neither.")
+        if running_mean is not None and not is_real(momentum):
+            self.fail(f"momentum={momentum!r} must be a float when running statistics are "
+                      "updated.", cls=InputError,
+                      hint="the default is 0.1: running = 0.9 running + 0.1 batch.")
+        self.momentum = momentum
+        self.running_update = None  # (new mean, new var), once a forward ran
+
+    def infer(self, x, weight=None, bias=None):
+        check_float(self, x)
+        if x.ndim < 3:
+            self.fail(f"expects input (N, C, L) or (N, C, H, W), got shape "
+                      f"{fmt_shape(x.shape)}.",
+                      hint="instance norm standardises each channel over its positions; a "
+                      "single sample (C, L) needs its batch dimension: x.unsqueeze(0).")
+        channels, positions = x.shape[1], math.prod(x.shape[2:])
+        if positions <= 1:
+            self.fail(f"expected more than 1 position per channel, got input of shape "
+                      f"{fmt_shape(x.shape)}.",
+                      hint="the statistics of one value are meaningless: instance norm "
+                      "needs signals or images of 2 values or more.")
+        if self.running_mean is not None and x.shape[0] == 0:
+            self.fail("an empty batch has no statistics to move the running ones towards.",
+                      values=f"input {fmt_shape(x.shape)}",
+                      hint="skip empty batches, or call model.eval() to normalise with the "
+                      "running statistics.")
+        for what, arr in (("weight", weight), ("bias", bias),
+                          ("running_mean", self.running_mean), ("running_var", self.running_var)):
+            if arr is not None and tuple(arr.shape) != (channels,):
+                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
+                          f"got {fmt_shape(arr.shape)}.",
+                          values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
+                          hint=f"make the layer InstanceNorm for {channels} channels, or check "
+                          "that the layer before outputs the channels you expect.")
+        return x.shape
+
+    def forward(self, x, weight=None, bias=None):
+        if self.running_mean is not None:
+            grouped = x.reshape(*x.shape[:2], math.prod(x.shape[2:]))  # (N, C, positions)
+            count, m = grouped.shape[2], float(self.momentum)
+            mean = grouped.mean(axis=2)
+            var = grouped.var(axis=2) * (count / (count - 1))     # unbiased, per instance
+            self.running_update = ((1 - m) * self.running_mean + m * mean.mean(axis=0),
+                                   (1 - m) * self.running_var + m * var.mean(axis=0))
+        self.num_groups = x.shape[1]  # each channel of each sample is a group of its own
+        return super().forward(x, weight, bias)

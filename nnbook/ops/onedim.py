@@ -1,4 +1,5 @@
-"""1-D convolution and pooling (PyTorch's ``F.conv1d``, ``F.max_pool1d``, ``F.avg_pool1d``).
+"""1-D convolution and pooling (PyTorch's ``F.conv1d``, ``F.conv_transpose1d``,
+``F.max_pool1d``, ``F.avg_pool1d``, ``F.adaptive_avg_pool1d``, ``F.adaptive_max_pool1d``).
 
 A signal (N, C, L) is an image (N, C, 1, L) one pixel high: each 1-D op is its 2-D op
 on that image, with a kernel one row high, stride and dilation 1 and no padding along
@@ -10,10 +11,14 @@ the 2-D op's, whose messages show the signals with their row: (N, C, 1, L).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import InputError, message
+from .adaptive_max import AdaptiveMaxPool2d
 from .base import Spec, check_ndim, is_int
-from .conv import Conv2d
-from .pool import AvgPool2d, MaxPool2d
+from .conv import DOT, MINUS, Conv2d
+from .conv_transpose import ConvTranspose2d
+from .pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 
 def single(value, name: str, where: str, minimum: int | None = None) -> int:
@@ -132,3 +137,65 @@ class AvgPool1d(Lifted1d, AvgPool2d):
         super().__init__((1, single(kernel_size, "kernel_size", where)),
                          None if none else (1, single(stride, "stride", where)),
                          (0, single(padding, "padding", where)), ceil_mode, count_include_pad)
+
+
+class ConvTranspose1d(Lifted1d, ConvTranspose2d):
+    """y = conv_transpose1d(x, W) + b: x (N, C_in, L), W (C_in, C_out/groups, k), b (C_out,).
+
+    L_out = (L − 1)·stride − 2·padding + dilation·(k − 1) + output_padding + 1.
+    """
+
+    name = "conv_transpose1d"
+    layout = "(N, C_in, L)"
+    lifted = 2  # the input and the weight gain a row; the bias does not
+
+    def __init__(self, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+        where = self.where
+        super().__init__((1, single(stride, "stride", where)),
+                         (0, single(padding, "padding", where)),
+                         (0, single(output_padding, "output_padding", where)), groups,
+                         (1, single(dilation, "dilation", where)))
+
+    def infer(self, x, weight, bias=None):
+        if not self.__dict__.get("in_2d"):
+            check_ndim(self, weight, (3,), "weight", "(C_in, C_out/groups, k)")
+        return super().infer(x, weight, bias)
+
+    def formula(self, x, weight, bias=None) -> list:
+        """['L_out = (9 − 1)·2 − 2·1 + 1·(3 − 1) + 1 + 1 = 19']."""
+        length = self.infer(x, weight, bias)[-1]
+        s, p, o, d = (v[1] for v in (self.stride, self.padding, self.output_padding,
+                                     self.dilation))
+        return [f"L_out = ({x.shape[-1]} {MINUS} 1){DOT}{s} {MINUS} 2{DOT}{p} + "
+                f"{d}{DOT}({weight.shape[-1]} {MINUS} 1) + {o} + 1 = {length}"]
+
+    def forward(self, x, weight, bias=None):
+        # ConvTranspose2d's forward, past Lifted1d's, which lifts the input only
+        y = super(Lifted1d, self).forward(x[..., None, :], weight[..., None, :], bias)
+        return y[..., 0, :]
+
+
+class AdaptiveAvgPool1d(Lifted1d, AdaptiveAvgPool2d):
+    """The mean of each of ``output_size`` windows along L, placed as PyTorch places them."""
+
+    name = "adaptive_avg_pool1d"
+
+    def __init__(self, output_size):
+        super().__init__((1, single(output_size, "output_size", self.where)))
+
+
+class AdaptiveMaxPool1d(Lifted1d, AdaptiveMaxPool2d):
+    """The maximum of each of ``output_size`` windows along L; ``indices`` holds where each
+    maximum was found (its position in L), for ``return_indices=True``."""
+
+    name = "adaptive_max_pool1d"
+
+    def __init__(self, output_size):
+        super().__init__((1, single(output_size, "output_size", self.where)))
+
+    def forward(self, x):
+        y = super().forward(x)
+        # the position of each window's first maximum (or first NaN, as numpy's argmax)
+        self.indices = np.stack([start + x[..., start:end].argmax(axis=-1)
+                                 for start, end in self.cols], axis=-1).astype(np.int64)
+        return y

@@ -126,8 +126,10 @@ class Pad(Op):
             )
         widths = self._widths(x.ndim)
         shape = tuple(s + a + b for s, (a, b) in zip(x.shape, widths))
-        if any(s < 0 for s in shape):
-            self.fail(f"pad={pad} removes more than input {fmt_shape(x.shape)} has.")
+        # a negative pad crops the input before anything is added, as in PyTorch
+        if any(s + min(a, 0) + min(b, 0) < 0 for s, (a, b) in zip(x.shape, widths)):
+            self.fail(f"pad={pad} removes more than input {fmt_shape(x.shape)} has.",
+                      hint="negative padding crops the input first; crop at most its size.")
         return shape
 
     def _widths(self, ndim):

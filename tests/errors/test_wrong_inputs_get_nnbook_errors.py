@@ -56,6 +56,18 @@ LAYERS = {  # a layer, and the shape of an input it takes
     "RNN(5, 4, bidirectional=True)": (7, 3, 5), "LSTMCell(5, 4)": (3, 5),
     "TransformerEncoderLayer(8, 2, 16)": (3, 7, 8), "Upsample(scale_factor=2)": (2, 3, 7, 5),
     "Flatten()": (2, 3, 7, 5), "Softmax(1)": (7, 5),
+    "Unfold((3, 2), stride=(2, 1))": (2, 3, 7, 5),
+    "Fold((7, 5), (3, 2), stride=(2, 1))": (2, 18, 12),
+    "InstanceNorm1d(3)": (2, 3, 9), "InstanceNorm2d(3, affine=True, track_running_stats=True)":
+    (2, 3, 7, 5), "ZeroPad2d((1, 2, -1, 0))": (2, 3, 7, 5), "ConstantPad1d(2, 1.5)": (2, 3, 9),
+    "ReflectionPad1d(3)": (2, 3, 9), "ReflectionPad2d((1, 2, 3, 1))": (2, 3, 7, 5),
+    "ReplicationPad1d((2, 1))": (2, 3, 9), "ReplicationPad2d(2)": (2, 3, 7, 5),
+    "CircularPad1d(2)": (2, 3, 9), "CircularPad2d((1, 2, 3, 1))": (2, 3, 7, 5),
+    "PixelShuffle(2)": (2, 12, 3, 5), "PixelUnshuffle(2)": (2, 3, 6, 4),
+    "RMSNorm(5)": (3, 7, 5), "GLU(1)": (3, 6, 5), "Hardshrink(0.3)": (7, 5),
+    "Softshrink(0.3)": (7, 5), "LocalResponseNorm(3)": (2, 5, 3, 4),
+    "AdaptiveAvgPool1d(4)": (2, 3, 7), "AdaptiveMaxPool1d(4, return_indices=True)": (2, 3, 7),
+    "ConvTranspose1d(4, 6, 3, stride=2, groups=2)": (2, 4, 7), "Softmax2d()": (2, 5, 3, 4),
 }
 
 

@@ -1,4 +1,5 @@
-"""The op protocol for softmax, the losses, batch norm and dropout (nnbook/ops/base.py):
+"""The op protocol for softmax, the losses, batch, instance and RMS norm, dropout, unfold
+and fold, the shrinks, conv_transpose1d and the adaptive 1-D pools (nnbook/ops/base.py):
 arguments are checked once, when the op is built; the shape rule stores nothing; an
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
@@ -9,14 +10,17 @@ import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook import nn
 from nnbook.errors import BackwardError, InputError
+from nnbook.ops.activations import Hardshrink, Softshrink
 from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
-from nnbook.ops.norm import BatchNorm
+from nnbook.ops.norm import BatchNorm, InstanceNorm, RMSNorm
+from nnbook.ops.onedim import AdaptiveAvgPool1d, AdaptiveMaxPool1d, ConvTranspose1d
 from nnbook.ops.softmax import LogSoftmax, Softmax
+from nnbook.ops.unfold import Fold, Unfold
 from nnbook.tensor import apply
 
-# (op, input specs): every op of the five files, with odd, non-square shapes
+# (op, input specs): every op named in the docstring, with odd, non-square shapes
 OPS = [
     (lambda: Softmax(1), [((3, 5, 4), np.float64)]),
     (lambda: LogSoftmax(-1), [((7, 5), np.float32)]),
@@ -29,6 +33,17 @@ OPS = [
      [((3, 5, 4), np.float64), ((5,), np.float64), ((5,), np.float64)]),
     (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [((7, 5), np.float32)]),
     (lambda: Dropout(np.random.default_rng(5), 0.3), [((7, 5), np.float64)]),
+    (lambda: Unfold((3, 2), 1, (1, 0), (2, 1)), [((2, 3, 7, 5), np.float64)]),
+    (lambda: Fold((7, 5), (3, 2), 1, 0, (2, 1)), [((2, 18, 12), np.float64)]),
+    (lambda: InstanceNorm(1e-5, 0.1, np.zeros(3), np.ones(3)),
+     [((2, 3, 7, 5), np.float64), ((3,), np.float64), ((3,), np.float64)]),
+    (lambda: RMSNorm((7, 5)), [((3, 7, 5), np.float64), ((7, 5), np.float64)]),
+    (lambda: Hardshrink(0.3), [((7, 5), np.float64)]),
+    (lambda: Softshrink(0.3), [((7, 5), np.float32)]),
+    (lambda: AdaptiveAvgPool1d(4), [((2, 3, 7), np.float64)]),
+    (lambda: AdaptiveMaxPool1d(4), [((2, 3, 7), np.float64)]),
+    (lambda: ConvTranspose1d(2, 1, 1, 2), [((2, 4, 7), np.float64), ((4, 3, 3), np.float64),
+                                           ((6,), np.float64)]),
 ]
 
 
@@ -50,6 +65,14 @@ def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
     (lambda: BatchNorm(True, "fast"), r"momentum='fast' must be a float or None"),
     (lambda: BatchNorm(False), r"evaluation mode needs running_mean and running_var"),
     (lambda: Dropout(np.random.default_rng(0), 1.5), r"p=1.5 must be a probability"),
+    (lambda: Unfold((3, 2, 1)), r"kernel_size must be an int or a pair of ints"),
+    (lambda: Fold(7.5, 3), r"output_size must be an int or a pair of ints"),
+    (lambda: InstanceNorm(-1.0), r"eps=-1.0 must be a number >= 0"),
+    (lambda: InstanceNorm(1e-5, "fast", np.zeros(3), np.ones(3)), r"momentum='fast' must be"),
+    (lambda: RMSNorm((5,), eps="small"), r"eps='small' must be a number >= 0"),
+    (lambda: Hardshrink("half"), r"lambd must be a number, got 'half'"),
+    (lambda: ConvTranspose1d(stride=(2, 2)), r"stride must be an int or a tuple of one"),
+    (lambda: AdaptiveMaxPool1d(None), r"output_size must be an int or a tuple of one"),
 ])
 def test_bad_arguments_are_refused_when_the_op_is_built(build, message):
     with pytest.raises(InputError, match=message):

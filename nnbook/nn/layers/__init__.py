@@ -3,7 +3,9 @@ from .activation import (
     CELU,
     ELU,
     GELU,
+    GLU,
     SELU,
+    Hardshrink,
     Hardsigmoid,
     Hardswish,
     Hardtanh,
@@ -17,8 +19,10 @@ from .activation import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
+    Softshrink,
     Softsign,
     Tanh,
     Tanhshrink,
@@ -27,7 +31,7 @@ from .activation import (
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear
 from .containers import Concat, ModuleList, Sequential, Sum
 from .conv import Conv2d, DepthwiseConv2d
-from .conv1d import Conv1d, ConvTranspose2d
+from .conv1d import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .holders import ModuleDict, ParameterDict, ParameterList
@@ -49,7 +53,9 @@ from .loss import (
 )
 from .norm import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .pooling import (
+    AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -95,3 +101,29 @@ from .recurrent import GRU, LSTM, RNN, RNNBase  # noqa: E402
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
 
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
+from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: E402
+from .normalization import (  # noqa: E402
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LocalResponseNorm,
+    RMSNorm,
+)
+from .padding import (  # noqa: E402
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
+
+__all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d",
+            "InstanceNorm2d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+            "CircularPad1d", "CircularPad2d", "RMSNorm", "LocalResponseNorm", "GLU",
+            "Hardshrink", "Softshrink", "Softmax2d", "ConvTranspose1d", "AdaptiveAvgPool1d",
+            "AdaptiveMaxPool1d"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dtypes import default_float
-from ...errors import InputError, message, warn_from_user_code
+from ...errors import InputError, ShapeError, fmt_shape, message, warn_from_user_code
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -146,6 +146,73 @@ class Tanhshrink(_Elementwise):
     """x - tanh(x)."""
 
     _function = staticmethod(F.tanhshrink)
+
+
+class _Shrink(Module):
+    """An activation with one argument, ``lambd``: ``_function(input, lambd)``."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+    _function = None
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return type(self)._function(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, 0 elsewhere."""
+
+    _function = staticmethod(F.hardshrink)
+
+
+class Softshrink(_Shrink):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+
+    _function = staticmethod(F.softshrink)
+
+
+class GLU(Module):
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second
+    (the features halve: (N, 2·F) -> (N, F) with the default dim=-1)."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def shape_formula(self, input_shapes) -> list:
+        """For nb.infer_shapes: the halved dimension."""
+        if not input_shapes or not -len(input_shapes[0]) <= self.dim < len(input_shapes[0]):
+            return []
+        size = input_shapes[0][self.dim]
+        return [f"dim {self.dim}: {size} / 2 = {size // 2} values, gated by the other {size // 2}"]
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of each pixel: (N, C, H, W) or (C, H, W), dimension -3."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def forward(self, input):
+        ndim = getattr(input, "ndim", None)
+        if ndim is not None and ndim not in (3, 4):
+            raise ShapeError(message(
+                f"expects a 3-D input (C, H, W) or a 4-D input (N, C, H, W), got {ndim}-D "
+                f"with shape {fmt_shape(input.shape)}.",
+                hint="Softmax2d is a softmax over the channels of images; for scores "
+                "(N, C) use Softmax(dim=1)."))
+        return F.softmax(input, -3)
 
 
 class LogSigmoid(_Elementwise):

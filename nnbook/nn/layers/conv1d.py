@@ -1,5 +1,5 @@
-"""Conv1d (a 1-D convolution over signals (N, C_in, L)) and ConvTranspose2d, with PyTorch's
-arguments."""
+"""Conv1d (a 1-D convolution over signals (N, C_in, L)), ConvTranspose1d and ConvTranspose2d,
+with PyTorch's arguments."""
 from __future__ import annotations
 
 import numpy as np
@@ -125,6 +125,55 @@ class ConvTranspose2d(Module):
                 where="ConvTranspose2d", values=f"output_size={output_size!r}",
                 hint="give the layer output_padding instead (0 <= output_padding < stride)."))
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+    def extra_repr(self) -> str:
+        return conv_repr(self)
+
+
+class ConvTranspose1d(Module):
+    """Transposed 1-D convolution; weight (in_channels, out_channels / groups, k).
+
+    L_out = (L - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__()
+        cls = "ConvTranspose1d"
+        check_device(cls, device)
+        if padding_mode != "zeros":
+            raise InputError(message(
+                f"padding_mode must be 'zeros' for ConvTranspose1d, got {padding_mode!r}.",
+                where=cls, hint="PyTorch also supports only 'zeros' here."))
+        self.padding_mode = padding_mode
+        self.in_channels = positive_int(cls, "in_channels", in_channels)
+        self.out_channels = positive_int(cls, "out_channels", out_channels)
+        self.kernel_size = (single(kernel_size, "kernel_size", cls, minimum=1),)
+        self.stride = (single(stride, "stride", cls, minimum=1),)
+        self.padding = (single(padding, "padding", cls, minimum=0),)
+        self.output_padding = (single(output_padding, "output_padding", cls, minimum=0),)
+        self.dilation = (single(dilation, "dilation", cls, minimum=1),)
+        self.groups = positive_int(cls, "groups", groups)
+        _check_groups(cls, self.groups, self.in_channels, self.out_channels)
+        self.weight = Parameter(np.empty(
+            (self.in_channels, self.out_channels // self.groups, self.kernel_size[0]),
+            np.dtype(dtype or default_float())))
+        self.bias = (Parameter(np.empty((self.out_channels,), self.weight.dtype.name))
+                     if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:  # fan_in from weight.shape[1:], as PyTorch
+        init.default_weight_and_bias_(self.weight, self.bias)
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise InputError(message(
+                "output_size is not supported by nnbook's ConvTranspose1d.",
+                where="ConvTranspose1d", values=f"output_size={output_size!r}",
+                hint="give the layer output_padding instead (0 <= output_padding < stride)."))
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
 
     def extra_repr(self) -> str:

@@ -153,6 +153,41 @@ class AdaptiveMaxPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class AdaptiveAvgPool1d(Module):
+    """Average pooling of signals (N, C, L) to a fixed length L_out, whatever L is."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, output_size):
+        super().__init__()
+        single(output_size, "output_size", "AdaptiveAvgPool1d", minimum=1)
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(Module):
+    """Max pooling of signals (N, C, L) to a fixed length L_out; with
+    ``return_indices=True`` it returns (output, positions of the maxima)."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        single(output_size, "output_size", "AdaptiveMaxPool1d", minimum=1)
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
 class GlobalAvgPool2d(Module):
     """The mean of each channel over the whole image: (N, C, H, W) -> (N, C, 1, 1).
 
