@@ -39,11 +39,13 @@ class IndexAlong(Op):
         self.dim = dim
 
     def check_index(self, x, index, fits_in=()):
-        """Same ndim as x, int64, and no larger than x off ``dim`` (and than ``fits_in``)."""
+        """Same ndim as x, int64 (or int32, as PyTorch also takes), and no larger than x
+        off ``dim`` (and than ``fits_in``)."""
         axis = normalize_dim(self, self.dim, x.ndim)
-        if np.dtype(index.dtype) != np.int64:
-            self.fail(f"index must be an int64 tensor, got {np.dtype(index.dtype).name}.",
-                      cls=DTypeError, hint="convert it: index.long().")
+        if np.dtype(index.dtype) not in (np.int64, np.int32):
+            self.fail(f"index must be an int64 (or int32) tensor, got "
+                      f"{np.dtype(index.dtype).name}.", cls=DTypeError,
+                      hint="convert it: index.long().")
         if index.ndim != x.ndim:
             self.fail(f"index has {index.ndim} dimension(s) but the input has {x.ndim}: "
                       "they need the same number.",

@@ -221,3 +221,22 @@ def test_writing_a_python_number_converts_it_to_the_tensors_dtype_as_pytorch(dty
         what = f"{dtype} x[1] = {number!r}"
         if not same_failure(error, terror, what):
             assert_same(x, tx, what)
+
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_gather_and_the_scatters_take_int32_or_int64_indices_as_pytorch(index_dtype):
+    rng = np.random.default_rng(8)
+    data, src = rng.standard_normal((3, 4)), rng.standard_normal((3, 2))
+    index = np.array([[0, 1], [2, 3], [1, 1]], dtype=index_dtype)
+    calls = [lambda lib, x, i, s: x.gather(1, i),
+             lambda lib, x, i, s: x.scatter(1, i, s),
+             lambda lib, x, i, s: x.scatter_add(1, i, s),
+             lambda lib, x, i, s: x.scatter_reduce(1, i, s, "amax")]
+    for call in calls:
+        x, s = nb.tensor(data, requires_grad=True), nb.tensor(src, requires_grad=True)
+        tx, ts = torch.tensor(data, requires_grad=True), torch.tensor(src, requires_grad=True)
+        out, tout = call(nb, x, nb.tensor(index), s), call(torch, tx, torch.tensor(index), ts)
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy())
+        out.sum().backward()
+        tout.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
