@@ -7,9 +7,7 @@ with the same op.
 """
 from __future__ import annotations
 
-import warnings
-
-from ..errors import DTypeError, ShapeError, fmt_shape, message
+from ..errors import DTypeError, ShapeError, fmt_shape, message, warn_from_user_code
 from ..ops import linalg
 from .operands import require_tensors
 
@@ -164,8 +162,9 @@ class Linalg:
                     f"cross without dim looks for a dimension of size 3, and the input "
                     f"{fmt_shape(self.shape)} has none.", where=where,
                     hint="the vectors' dimension needs size 3: pass dim= to name it."))
-            warnings.warn("Using cross without dim is deprecated (as in PyTorch): pass dim "
-                          "(the dim of size 3).", UserWarning, stacklevel=2)
+            warn_from_user_code(UserWarning(
+                "Using cross without dim is deprecated (as in PyTorch): pass dim (the dim of "
+                "size 3)."))
         d = self._dim(dim, "cross")
         if self.ndim == 0 or self.shape[d] != 3 or other.shape[d] != 3:
             raise ShapeError(message(

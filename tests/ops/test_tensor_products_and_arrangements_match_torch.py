@@ -89,8 +89,9 @@ def test_matches_torch(rng, name):
 
 def test_cross_without_dim_takes_the_first_dim_of_size_3_and_warns_as_torch(rng):
     a, b = rng.standard_normal((5, 3, 3)), rng.standard_normal((5, 3, 3))
-    with pytest.warns(UserWarning, match="cross without dim is deprecated"):
+    with pytest.warns(UserWarning, match="cross without dim is deprecated") as record:
         mine = nb.cross(nb.tensor(a), nb.tensor(b))
+    assert record[0].filename == __file__  # the warning points at the user's line
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = torch.cross(torch.tensor(a), torch.tensor(b))
