@@ -120,7 +120,8 @@ class ContractError(NnbookError, RuntimeError):
 
 
 class MissingRuleError(NnbookError, NotImplementedError):
-    """A combination nnbook has no rule for (a KL divergence between two families)."""
+    """Something nnbook has no rule for: a KL divergence between two families, a
+    reparameterised draw (rsample) of a discrete distribution."""
 
 
 class MissingNameError(NnbookError, AttributeError):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..creation import zeros_like
 from ..errors import InputError, message
 from . import constraints
@@ -88,7 +90,9 @@ class Uniform(_Scalar):
     variance = property(lambda self: (self.high - self.low).pow(2) / 12)
 
     def rsample(self, sample_shape=()):
-        u = self._noise(lambda g, shape: g.random(shape), sample_shape)  # in [0, 1)
+        below_one = np.nextafter(self._dtype.type(1), self._dtype.type(0))
+        # in [0, 1), also after rounding to float32
+        u = self._noise(lambda g, shape: np.minimum(g.random(shape), below_one), sample_shape)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):
@@ -155,7 +159,8 @@ class Laplace(_Scalar):
 
     def rsample(self, sample_shape=()):
         # u uniform in (-1, 1): the inverse cdf, loc - scale sign(u) log(1 - |u|)
-        u = self._noise(lambda g, shape: g.uniform(-1.0, 1.0, shape), sample_shape)
+        low = float(np.finfo(self._dtype).eps) - 1  # above -1, where log(1 - |u|) is -inf
+        u = self._noise(lambda g, shape: g.uniform(low, 1.0, shape), sample_shape)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):

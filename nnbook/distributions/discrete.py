@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
 from ..creation import arange, eye, tensor
-from ..errors import InputError, ShapeError, fmt_shape, message
+from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
+from ..random import numpy_generator
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution, broadcast_all, numbers_only
@@ -118,7 +118,9 @@ class Categorical(Distribution):
         where = f"distributions.{type(self).__name__}"
         name, value = _probs_or_logits(self, probs, logits)
         if not isinstance(value, Tensor):
-            value = tensor(np.asarray(value, dtype=dtypes.default_float()))
+            raise ArgumentError(message(
+                f"{name} must be a tensor, got {type(value).__name__}.", where=where,
+                hint=f"wrap it: {type(self).__name__}({name}=nb.tensor([0.2, 0.8]))."))
         if value.ndim < 1:
             raise ShapeError(message(
                 f"{name} needs a last dim of classes, got a 0-d tensor.", where=where,
@@ -181,9 +183,9 @@ class Categorical(Distribution):
         return self.probs.argmax(-1)
 
     def sample(self, sample_shape=()):
-        probs = self.probs.detach()._array
+        probs = self.probs.detach()._array.astype(np.float64)
         shape = self._extended_shape(sample_shape)
-        u = self._noise(lambda g, s: g.random(s), sample_shape)._array[..., None]
+        u = numpy_generator().random(shape)[..., None]  # in [0, 1), in float64
         cumulative = np.cumsum(probs, -1)
         cumulative = cumulative / cumulative[..., -1:]  # the last edge is exactly 1
         # the class is how many cumulative edges lie at or below u

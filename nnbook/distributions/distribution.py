@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..context import no_grad
 from ..creation import tensor
-from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
+from ..errors import ArgumentError, InputError, MissingRuleError, ShapeError, fmt_shape, message
 from ..functions import broadcast_shapes, broadcast_tensors
 from ..random import numpy_generator
 from ..tensor import Tensor
@@ -97,8 +97,13 @@ class Distribution:
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} has no rsample (has_rsample is "
-                                  "False): draw with sample(), which has no gradient")
+        self._missing("rsample", "its draws cannot carry gradients (has_rsample is False)",
+                      "draw with sample() and use log_prob(draws) for gradients (REINFORCE).")
+
+    def _missing(self, what, why, hint):
+        raise MissingRuleError(message(
+            f"{type(self).__name__} has no {what}: {why}.",
+            where=f"distributions.{type(self).__name__}.{what}", hint=hint))
 
     def sample_n(self, n) -> Tensor:
         return self.sample((n,))
@@ -115,19 +120,23 @@ class Distribution:
 
     # -- what every distribution has, or says it lacks ---------------------------------
     def log_prob(self, value) -> Tensor:
-        raise NotImplementedError
+        self._missing("log_prob", "the class does not define it", "define log_prob(value).")
 
     def cdf(self, value) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} has no cdf")
+        self._missing("cdf", "nnbook (as PyTorch) does not compute it for this family",
+                      "estimate it from draws: (d.sample((n,)) <= value).float().mean(0).")
 
     def icdf(self, value) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} has no icdf")
+        self._missing("icdf", "nnbook (as PyTorch) does not compute it for this family",
+                      "draw with sample() instead.")
 
     def entropy(self) -> Tensor:
-        raise NotImplementedError
+        self._missing("entropy", "the class does not define it",
+                      "estimate it from draws: -d.log_prob(d.sample((n,))).mean(0).")
 
     def enumerate_support(self, expand=True) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} has no finite support to list")
+        self._missing("enumerate_support", "its values are not a finite set",
+                      "only discrete distributions (Bernoulli, Categorical...) list them.")
 
     def perplexity(self) -> Tensor:
         return self.entropy().exp()

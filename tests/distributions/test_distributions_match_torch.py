@@ -250,3 +250,16 @@ def test_pairs_without_a_rule_are_not_implemented_in_both():
     with pytest.raises(nb.errors.MissingRuleError, match="Normal to Bernoulli"):
         nb.distributions.kl_divergence(nb.distributions.Normal(0.0, 1.0),
                                        nb.distributions.Bernoulli(0.5))
+
+
+@pytest.mark.parametrize("call", [
+    lambda D, m: D.Bernoulli(0.3).rsample(),
+    lambda D, m: D.Categorical(logits=m.zeros(3)).rsample(),
+    lambda D, m: D.OneHotCategorical(logits=m.zeros(3)).rsample(),
+    lambda D, m: D.Categorical(logits=m.zeros(3)).cdf(m.tensor(1)),
+])
+def test_what_a_family_lacks_is_not_implemented_in_both(call):
+    with pytest.raises(NotImplementedError):
+        call(torch.distributions, torch)
+    with pytest.raises(nb.errors.MissingRuleError):
+        call(nb.distributions, nb)
