@@ -142,12 +142,21 @@ class Distribution:
         return self.entropy().exp()
 
     @property
-    def stddev(self) -> Tensor:
-        return self.variance.sqrt()
+    def mean(self) -> Tensor:
+        self._missing("mean", "the class does not define it", "define the mean property.")
+
+    @property
+    def mode(self) -> Tensor:
+        self._missing("mode", "the class does not define it", "define the mode property.")
 
     @property
     def variance(self) -> Tensor:
-        return self.stddev.pow(2)
+        self._missing("variance", "the class does not define it",
+                      "define the variance property.")
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.variance.sqrt()
 
     # -- checks of values ----------------------------------------------------------------
     def _validate_sample_type(self, value, where) -> Tensor:
