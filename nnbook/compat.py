@@ -34,6 +34,10 @@ RUNS_UNCHANGED = [
     "keys, `train()`/`eval()`, `to()`), the layers, losses and `nn.init` functions nnbook has, "
     "with PyTorch's arguments, defaults and initialisation",
     "the optimizers nnbook has, with PyTorch's update rules, parameter groups and state dicts",
+    "`torch.distributions`' Normal, Bernoulli, Categorical, OneHotCategorical, Uniform, "
+    "Exponential, Laplace, MultivariateNormal and Independent (`sample`, `rsample`, "
+    "`log_prob`, `entropy`, the moments, `cdf`/`icdf`, `expand`, checked arguments) and "
+    "`kl_divergence` between two of a family",
     "data loading: `Dataset`, `TensorDataset`, `random_split`, `DataLoader` (batching, "
     "shuffling, samplers, `collate_fn`, `default_collate`'s rules)",
     "the device line (`device = 'cuda' if torch.cuda.is_available() else 'cpu'`), "

@@ -43,8 +43,8 @@ class Distribution:
     def set_default_validate_args(value: bool) -> None:
         """Check parameters and log_prob values in every new distribution (True, the
         default) or not (False: faster, and wrong values give NaN or -inf silently)."""
-        if value not in (True, False):
-            raise ArgumentError(message(f"expects True or False, got {value!r}.",
+        if value not in (True, False):  # a ValueError, as PyTorch's
+            raise InputError(message(f"expects True or False, got {value!r}.",
                                         where="Distribution.set_default_validate_args",
                                         hint="Distribution.set_default_validate_args(False)."))
         Distribution._validate_args = value

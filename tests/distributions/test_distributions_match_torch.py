@@ -235,6 +235,7 @@ def test_shapes_dtypes_and_flags_like_pytorch(make):
     lambda D, m: D.Bernoulli(0.3).log_prob(m.tensor(0.5)),
     lambda D, m: D.Categorical(logits=m.zeros(3)).log_prob(m.tensor(3)),
     lambda D, m: D.Exponential(1.0).log_prob(m.tensor(-1.0)),
+    lambda D, m: D.Distribution.set_default_validate_args("yes"),
 ])
 def test_what_pytorch_refuses_is_a_value_error(build):
     with pytest.raises(ValueError):
