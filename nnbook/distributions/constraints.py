@@ -206,7 +206,16 @@ class _Dependent(Constraint):
 
 def _short(bound) -> str:
     values = _array(bound)
-    return f"{float(values):g}" if values.ndim == 0 else "the given bounds"
+    if values.ndim == 0:
+        return f"{float(values):g}"
+    return getattr(bound, "_bound_name", "the given bounds")  # Uniform's names its bounds
+
+
+def _named(bound, name):
+    """``bound`` (a tensor) as a constraint's messages call it: 'high' rather than its values."""
+    named = bound.detach()
+    named._bound_name = name
+    return named
 
 
 real = _Real()

@@ -77,8 +77,8 @@ class Uniform(_Scalar):
 
     @property
     def arg_constraints(self):
-        return {"low": constraints.less_than(self.high),
-                "high": constraints.greater_than(self.low)}
+        return {"low": constraints.less_than(constraints._named(self.high, "high")),
+                "high": constraints.greater_than(constraints._named(self.low, "low"))}
 
     @property
     def support(self):

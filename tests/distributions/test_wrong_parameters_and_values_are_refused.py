@@ -20,6 +20,8 @@ D = nb.distributions
     (lambda: D.Bernoulli(probs=nb.tensor([0.2, 1.5])), r"parameter probs must be in \[0, 1\]"),
     (lambda: D.Categorical(probs=nb.tensor([0.5, -0.1, 0.6])), r"parameter probs must be >= 0"),
     (lambda: D.Uniform(2.0, 1.0), r"parameter low must be < 1"),
+    (lambda: D.Uniform(nb.tensor([0.0, 3.0]), nb.tensor([1.0, 2.0])),
+     r"parameter low must be < high; got \[3\] \(shape \(2,\)\)"),
     (lambda: D.Exponential(nb.tensor([0.0])), r"parameter rate must be > 0"),
     (lambda: D.Laplace(0.0, 0.0), r"parameter scale must be > 0"),
     (lambda: D.MultivariateNormal(nb.zeros(2), scale_tril=nb.tensor([[1.0, 0.5], [0.0, 1.0]])),
