@@ -45,8 +45,8 @@ class Distribution:
         default) or not (False: faster, and wrong values give NaN or -inf silently)."""
         if value not in (True, False):  # a ValueError, as PyTorch's
             raise InputError(message(f"expects True or False, got {value!r}.",
-                                        where="Distribution.set_default_validate_args",
-                                        hint="Distribution.set_default_validate_args(False)."))
+                                     where="Distribution.set_default_validate_args",
+                                     hint="Distribution.set_default_validate_args(False)."))
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
