@@ -34,6 +34,10 @@ RUNS_UNCHANGED = [
     "keys, `train()`/`eval()`, `to()`), the layers, losses and `nn.init` functions nnbook has, "
     "with PyTorch's arguments, defaults and initialisation",
     "the optimizers nnbook has, with PyTorch's update rules, parameter groups and state dicts",
+    "`torch.distributions`' Normal, Bernoulli, Categorical, OneHotCategorical, Uniform, "
+    "Exponential, Laplace, MultivariateNormal and Independent (`sample`, `rsample`, "
+    "`log_prob`, `entropy`, the moments, `cdf`/`icdf`, `expand`, checked arguments) and "
+    "`kl_divergence` between two of a family",
     "data loading: `Dataset`, `TensorDataset`, `random_split`, `DataLoader` (batching, "
     "shuffling, samplers, `collate_fn`, `default_collate`'s rules)",
     "the device line (`device = 'cuda' if torch.cuda.is_available() else 'cpu'`), "
@@ -396,6 +400,28 @@ DIFFERENCES = [
     Difference("schedulers", "`OneCycleLR(pct_start=...)` wants a float", "any number in "
                "[0, 1] (`pct_start=0` or `1` too)", "an int that is a valid fraction is "
                "not a mistake"),
+    # -- distributions -----------------------------------------------------------------
+    Difference("distributions", "`Normal(mu, sigma).sample()`, `rsample()` and the draws of "
+               "every `torch.distributions` class come from PyTorch's generator",
+               "they come from nnbook's generator (`nb.manual_seed`), so the numbers differ; "
+               "`log_prob`, `entropy`, `cdf`, `icdf`, the moments and `kl_divergence` of "
+               "given values are PyTorch's, gradients included", "nnbook draws with numpy; "
+               "a VAE or REINFORCE run compares by statistics, or with noise fixed by hand "
+               "(`mu + std * eps`)"),
+    Difference("distributions", "`torch.distributions` has about forty families, transforms "
+               "and `TransformedDistribution`", "`nb.distributions` has Normal, Bernoulli, "
+               "Categorical, OneHotCategorical, Uniform, Exponential, Laplace, "
+               "MultivariateNormal and Independent, with `kl_divergence` for the pairs of "
+               "the same family; another pair raises MissingRuleError (a "
+               "NotImplementedError, as PyTorch's)", "the families the VAE, policy-gradient "
+               "and Bayesian lessons use; Beta, Gamma and Dirichlet need lgamma and "
+               "digamma, which nnbook does not have yet"),
+    Difference("distributions", "a parameter outside its constraint raises ValueError "
+               "(\"Expected parameter scale ... to satisfy the constraint GreaterThan...\")",
+               "InputError (a ValueError) naming the parameter, the constraint in words "
+               "(`must be > 0`), the wrong values and a fix (`log_std.exp()`); a value "
+               "outside the support in `log_prob` likewise", "every nnbook error has the "
+               "four parts"),
     # -- saving ------------------------------------------------------------------------
     Difference("saving", "`torch.save` pickles any object (a whole model too); "
                "`torch.load` unpickles", "`nb.save` writes state dicts (nested dicts of "

@@ -119,6 +119,11 @@ class ContractError(NnbookError, RuntimeError):
     """A custom backward rule returned gradients that break the contract."""
 
 
+class MissingRuleError(NnbookError, NotImplementedError):
+    """Something nnbook has no rule for: a KL divergence between two families, a
+    reparameterised draw (rsample) of a discrete distribution."""
+
+
 class MissingNameError(NnbookError, AttributeError):
     """A name nnbook does not have: a typo, or a part of PyTorch nnbook leaves out.
 

@@ -25,7 +25,7 @@ FLOORS = [
      "nnbook.functions", "nnbook.tensor_types"],
     ["nnbook.autograd"],
     ["nnbook.nn", "nnbook.optim", "nnbook.serialization", "nnbook.data", "nnbook.sequence_data",
-     "nnbook.utils"],
+     "nnbook.utils", "nnbook.distributions"],
     ["nnbook.inspect", "nnbook.exercises"],
     ["nnbook.widgets"],
 ]

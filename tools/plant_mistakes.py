@@ -290,6 +290,25 @@ MISTAKES = [
             "hit = (a == best) | np.isnan(a) if a.dtype.kind == \"f\" else a == best",
             "hit = a == best",
             "a NaN never taken as the running maximum (NaN == NaN is false)"),
+    # -- distributions -------------------------------------------------------------------------
+    Mistake("normal-rsample-variance", "nnbook/distributions/continuous.py",
+            "return self.loc + eps * self.scale  #", "return self.loc + eps * self.scale ** 2  #",
+            "the noise stretched by the variance instead of the standard deviation"),
+    Mistake("kl-normal-log-sign", "nnbook/distributions/kl.py",
+            "0.5 * (var_ratio + t - 1 - var_ratio.log())",
+            "0.5 * (var_ratio + t - 1 + var_ratio.log())",
+            "the log of the variance ratio added instead of subtracted"),
+    Mistake("categorical-logits-unnormalised", "nnbook/distributions/discrete.py",
+            'self.__dict__["logits"] = value - value.logsumexp(-1, keepdim=True)',
+            'self.__dict__["logits"] = value',
+            "logits used as log-probabilities without the log-softmax"),
+    Mistake("bernoulli-entropy-sign", "nnbook/distributions/discrete.py",
+            "return _softplus(self.logits) - self.probs * self.logits",
+            "return _softplus(self.logits) + self.probs * self.logits",
+            "the entropy's p * logits term with the wrong sign"),
+    Mistake("positive-takes-zero", "nnbook/distributions/constraints.py",
+            "positive = _GreaterThan(0.0)", "positive = _GreaterThan(0.0, inclusive=True)",
+            "a scale or rate of 0 let through the parameter check"),
 ]
 
 

@@ -50,6 +50,7 @@ BUILTIN = {
     errors.AnomalyError: FloatingPointError,
     ModuleAttributeError: AttributeError,
     errors.MissingNameError: AttributeError,
+    errors.MissingRuleError: NotImplementedError,
     BuildInForwardError: RuntimeError,
 }
 
