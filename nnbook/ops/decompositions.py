@@ -139,6 +139,8 @@ class Solve(Op):
     """X = A^{-1} B, without forming the inverse; B is a matrix or (see ``is_vector_rhs``)
     a vector, and the batch dims of A and B broadcast."""
 
+    keeps_output = True  # the backward reads X
+
     name = "linalg_solve"
 
     def infer(self, a, b):
@@ -275,6 +277,8 @@ class Eigvalsh(Op):
 class EighVectors(Eigvalsh):
     """The eigenvectors Q of a symmetric matrix, as columns (each up to its sign)."""
 
+    keeps_output = True  # the backward reads Q
+
     def infer(self, a):
         check_matrices(self, a)
         return a.shape
@@ -336,6 +340,8 @@ class Svdvals(Op):
 class SvdU(Svdvals):
     """U of A = U diag(S) V^T: (m, k), or (m, m) with full_matrices."""
 
+    keeps_output = True  # the backward reads U
+
     def infer(self, a):
         check_matrices(self, a, square=False)
         m, n = a.shape[-2:]
@@ -357,6 +363,8 @@ class SvdU(Svdvals):
 
 class SvdVh(Svdvals):
     """V^T of A = U diag(S) V^T: (k, n), or (n, n) with full_matrices."""
+
+    keeps_output = True  # the backward reads V^T
 
     def infer(self, a):
         check_matrices(self, a, square=False)
@@ -381,6 +389,8 @@ class SvdVh(Svdvals):
 class QrR(Op):
     """R of A = Q R: upper triangular, (k, n) with k = min(m, n), or (m, n) with
     mode='complete'."""
+
+    keeps_output = True  # the backward reads Q and R
 
     name = "linalg_qr"
 
