@@ -122,6 +122,9 @@ LINALG = {
         m.linalg.norm(v, 3), m.linalg.norm(v, -math.inf), m.linalg.norm(b),
         m.linalg.norm(b, dim=1), m.linalg.norm(b, 2, dim=(-1, 0)),
         m.linalg.norm(b, 1, dim=-1, keepdim=True))),
+    "tensor_norm_nuc": ([normal(7, 5), normal(3, 7, 5)], lambda m, a, b: (
+        a.norm("nuc"), m.norm(a, p="nuc"), b.norm("nuc", dim=(2, 0), keepdim=True),
+        b.norm(p="nuc", dim=(-1, -2)))),
     # decompositions: factors through what does not depend on their signs
     "cholesky": ([spd(2, 5, 5)], lambda m, a: (m.linalg.cholesky(a),
                                                m.linalg.cholesky(a, upper=True))),
