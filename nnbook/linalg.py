@@ -79,6 +79,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise DTypeError(message(f"matrix_norm needs a floating point input, got "
                                  f"{A.dtype.name}.", where=where, hint="convert: A.float()."))
     kept = tuple(1 if i in (rows, cols) else s for i, s in enumerate(A.shape))
+    if A.numel() == 0 and ord not in (-2, -math.inf):  # no elements: 0 (as PyTorch)
+        return A.abs().sum((rows, cols), keepdim=keepdim)
     if ord == "fro":
         return vector_norm(A, 2, (rows, cols), keepdim)
     if ord in ("nuc", 2, -2):
@@ -170,6 +172,11 @@ def cholesky(A, *, upper=False):
 def solve(A, B, *, left=True):
     """X with A X = B (left=False: X A = B); B may be a batch of vectors (..., n)."""
     _tensors("nb.linalg.solve", A=A, B=B)
+    if not left and B.ndim < 2:
+        raise ShapeError(message(
+            f"with left=False (X A = B), B must be a matrix (..., k, n), got shape "
+            f"{fmt_shape(B.shape)}.", where="nb.linalg.solve",
+            hint="for one row vector b use B = b.unsqueeze(0)."))
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return apply(decompositions.Solve(), A.mT, B.mT).mT
     return apply(decompositions.Solve(), A, B)
@@ -277,6 +284,10 @@ def cross(input, other, *, dim=-1):
 def vecdot(x, y, *, dim=-1):
     """sum_i x_i y_i along ``dim``; the other dims broadcast."""
     _tensors("nb.linalg.vecdot", x=x, y=y)
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        raise DTypeError(message(f"vecdot needs floating point vectors, got {x.dtype.name} "
+                                 f"and {y.dtype.name}.", where="nb.linalg.vecdot",
+                                 hint="convert first: x.float(), or use (x * y).sum(-1)."))
     return (x * y).sum(dim)
 
 

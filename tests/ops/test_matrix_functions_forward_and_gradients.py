@@ -238,6 +238,10 @@ def test_wrong_arguments_are_errors(rng):
     a = t(rng.standard_normal((5, 5)))
     with pytest.raises(ShapeError, match="B needs 5 rows"):
         nb.linalg.solve(a, t(rng.standard_normal((4, 2))))
+    with pytest.raises(ShapeError, match="with left=False"):
+        nb.linalg.solve(a, t(np.ones(5)), left=False)
+    with pytest.raises(DTypeError, match="vecdot needs floating point"):
+        nb.linalg.vecdot(nb.arange(3), nb.arange(3))
     with pytest.raises(InputError, match="UPLO must be 'L' or 'U'"):
         nb.linalg.eigh(a, UPLO="lower")
     with pytest.raises(InputError, match="is not a matrix norm"):

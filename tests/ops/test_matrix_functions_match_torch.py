@@ -117,6 +117,10 @@ LINALG = {
     "matrix_norm_dims_keepdim": ([normal(7, 3, 5)], lambda m, a: tuple(
         m.linalg.matrix_norm(a, ord, dim=(2, 0), keepdim=True) for ord in
         ("fro", "nuc", 2, 1, -math.inf))),
+    "matrix_norm_empty": ([normal(2, 0, 3), normal(3, 0)], lambda m, a, b: tuple(
+        m.linalg.matrix_norm(a, ord) for ord in ("fro", "nuc", 2, 1, -1, math.inf)) + (
+        m.linalg.matrix_norm(b, -math.inf),)),
+    "norm_0d": ([normal()], lambda m, a: (m.linalg.norm(a), m.linalg.vector_norm(a, 3))),
     "norm": ([normal(7, 5), normal(5), normal(3, 7, 5)], lambda m, a, v, b: (
         m.linalg.norm(a), m.linalg.norm(a, "nuc"), m.linalg.norm(a, 1),
         m.linalg.norm(v, 3), m.linalg.norm(v, -math.inf), m.linalg.norm(b),
