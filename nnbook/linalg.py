@@ -15,7 +15,15 @@ from collections import namedtuple
 
 import numpy as np
 
-from .errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
+from .errors import (
+    ArgumentError,
+    DTypeError,
+    InputError,
+    MissingNameError,
+    ShapeError,
+    fmt_shape,
+    message,
+)
 from .functions import broadcast_tensors
 from .methods.linalg import QRResult, SlogdetResult, qr_factors
 from .ops import decompositions
@@ -295,3 +303,16 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The ``offset`` diagonal of each matrix, as the last dim."""
     _tensors("nb.linalg.diagonal", A=A)
     return A.diagonal(offset, dim1, dim2)
+
+
+__all__ = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "inv_ex", "pinv",
+           "matrix_power", "matrix_rank", "cholesky", "solve", "lstsq", "eigh", "eigvalsh",
+           "svd", "svdvals", "qr", "multi_dot", "cross", "vecdot", "diagonal"]
+
+
+def __getattr__(name):
+    """Only reached for a name nb.linalg does not have: a typo, or a function of
+    torch.linalg that nnbook leaves out (eig, lu, matrix_exp...)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'nnbook.linalg' has no attribute '{name}'")
+    raise MissingNameError("nb.linalg", name, lambda: __all__)

@@ -262,6 +262,14 @@ def test_wrong_arguments_are_errors(rng):
         nb.chain_matmul(a, t(np.ones(5)))
 
 
+def test_a_name_nb_linalg_lacks_says_so():
+    with pytest.raises(AttributeError, match=r"(?s)nb.linalg has no attribute 'eigvalshh'.*"
+                       r"did you mean 'eigvalsh'"):
+        getattr(nb.linalg, "eigvalshh")  # noqa: B009
+    with pytest.raises(AttributeError, match="docs/pytorch.md"):
+        getattr(nb.linalg, "matrix_exp")  # noqa: B009
+
+
 def test_nb_linalg_loads_on_first_use():
     code = ("import sys, nnbook as nb; assert 'nnbook.linalg' not in sys.modules; "
             "print(nb.linalg.norm(nb.tensor([3.0, 4.0])).item())")
