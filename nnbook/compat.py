@@ -61,8 +61,10 @@ DIFFERENCES = [
                "(`cholesky`), and a RuntimeError for a matrix that is not square",
                "`nb.InputError` (a `ValueError`) for a singular or not positive definite "
                "matrix, `nb.ShapeError` (a `ValueError`) for one that is not square; "
-               "`nb.linalg` has no `LinAlgError`", "each says which op, what came and what "
-               "to use instead (`lstsq`, `pinv`, `eigvalsh`)"),
+               "`nb.linalg.LinAlgError` is `nb.InputError`, so `except "
+               "torch.linalg.LinAlgError` ported still catches the first two",
+               "each says which op, what came and what to use instead (`lstsq`, `pinv`, "
+               "`eigvalsh`)"),
     # -- tensors -----------------------------------------------------------------------
     Difference("tensors", "`torch.empty`, `empty_like` and the legacy `torch.Tensor(2, 3)` "
                "return uninitialised memory", "they return zeros",

@@ -31,6 +31,10 @@ from .ops import statistics as stat_ops
 from .ops.base import is_real
 from .tensor import Tensor, apply
 
+# What PyTorch raises for a singular or not positive definite matrix; nnbook raises its
+# InputError (a ValueError) there, so `except torch.linalg.LinAlgError` still catches it.
+LinAlgError = InputError
+
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 SVDResult = namedtuple("svd", ["U", "S", "Vh"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -305,9 +309,10 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv", "inv_ex", "pinv",
-           "matrix_power", "matrix_rank", "cholesky", "solve", "lstsq", "eigh", "eigvalsh",
-           "svd", "svdvals", "qr", "multi_dot", "cross", "vecdot", "diagonal"]
+__all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "det", "slogdet", "inv",
+           "inv_ex", "pinv", "matrix_power", "matrix_rank", "cholesky", "solve", "lstsq",
+           "eigh", "eigvalsh", "svd", "svdvals", "qr", "multi_dot", "cross", "vecdot",
+           "diagonal"]
 
 
 def __getattr__(name):

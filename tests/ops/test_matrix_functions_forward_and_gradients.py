@@ -232,6 +232,8 @@ def test_singular_not_square_and_not_positive_definite_are_errors_with_hints(rng
     with pytest.raises(ShapeError, match=r"at least 2 dimensions"):
         nb.linalg.svd(t([1.0, 2.0]))
     assert singular.grad is None and singular._version == 0
+    with pytest.raises(nb.linalg.LinAlgError):  # as PyTorch code catches it
+        nb.linalg.cholesky(t(np.zeros((2, 2))))
 
 
 def test_wrong_arguments_are_errors(rng):
