@@ -1,5 +1,5 @@
 """Functions of whole matrices: the inverse, the determinant, solving A X = B, the
-pseudo-inverse, and the Cholesky, symmetric eigen- and singular value decompositions.
+pseudo-inverse, and the Cholesky, symmetric eigen-, singular value and QR decompositions.
 
 Every op works on the last two dims and batches over the others, as PyTorch's
 ``torch.linalg``.  A decomposition with several factors is one op per factor (the
@@ -8,7 +8,11 @@ and when a loss uses several factors the engine adds their gradients, which is t
 rule, because the derivative of a decomposition is linear in the factors' gradients.
 
 Notation in the comments: A^T is the transpose of the last two dims, ``*`` is the
-elementwise product and dY the gradient flowing in.
+elementwise product, dY the gradient flowing in (of the output Y) and dA the gradient
+going out.  Where a decomposition is not unique (the eigenvectors of a repeated
+eigenvalue, the singular vectors of a repeated singular value) the formulas divide by
+zero and the gradient is inf or NaN, as PyTorch's; losses that do not depend on the
+vectors' signs (U diag(c) U^T, |U|, the reconstruction) have well-defined gradients.
 """
 from __future__ import annotations
 
