@@ -48,7 +48,7 @@ def weights(n):
 
 def gram(m, vectors, c):
     """vectors diag(c) vectors^T: the same for either sign of each vector (column)."""
-    return (vectors * m.tensor(c)) @ vectors.transpose(-1, -2)
+    return (vectors * m.tensor(c, dtype=vectors.dtype)) @ vectors.transpose(-1, -2)
 
 
 LINALG = {
@@ -221,3 +221,26 @@ def test_repeated_values_give_a_non_finite_gradient_as_torch(fn):
         fn(m, a)[..., 0].sum().backward()
         grads.append(np.asarray(a.grad))
     assert not np.isfinite(grads[0]).all() and not np.isfinite(grads[1]).all()
+
+
+def f32(make):
+    return lambda rng: make(rng).astype(np.float32)
+
+
+FLOAT32 = {
+    "det_inv_slogdet": ([f32(square(2, 5, 5))], lambda m, a: (
+        m.linalg.det(a), m.linalg.inv(a), m.linalg.slogdet(a).logabsdet)),
+    "solve_pinv": ([f32(square(5, 5)), f32(normal(5, 3))], lambda m, a, b: (
+        m.linalg.solve(a, b), m.linalg.pinv(b))),
+    "cholesky_eigh": ([f32(spd(5, 5))], lambda m, a: (
+        m.linalg.cholesky(a), m.linalg.eigvalsh(a), gram(m, m.linalg.eigh(a)[1], weights(5)))),
+    "svd_qr_norms": ([f32(normal(7, 5))], lambda m, a: (
+        m.linalg.svdvals(a), gram(m, m.linalg.svd(a, full_matrices=False)[0], weights(5)),
+        m.linalg.qr(a)[1].abs(), m.linalg.matrix_norm(a, "nuc"), m.cov(a))),
+}
+
+
+@pytest.mark.parametrize("name", FLOAT32)
+def test_float32_stays_float32_and_matches_torch(rng, name):
+    makers, fn = FLOAT32[name]
+    check(fn, makers, rng, tol=2e-4)
