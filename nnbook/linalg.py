@@ -15,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .creation import no_out
 from .errors import (
     ArgumentError,
     DTypeError,
@@ -50,9 +51,10 @@ def _tensors(where, **operands) -> None:
 
 
 # -- norms ------------------------------------------------------------------------------
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """(sum |x_i|**ord)**(1/ord) over ``dim`` (default: every element, as one vector);
     ord=inf is max |x_i|, -inf min |x_i|, 0 the count of non-zeros."""
+    no_out("linalg.vector_norm", out, "x")
     where = "nb.linalg.vector_norm"
     _tensors(where, x=x)
     if not is_real(ord):
@@ -71,10 +73,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return apply(stat_ops.Norm(ord, None if dim is None else tuple(dim), keepdim), x)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """A norm of each matrix in the dims ``dim``: 'fro' (sqrt of the sum of squares), 'nuc'
     (the sum of singular values), 2 / -2 (the largest / smallest singular value), 1 / -1
     (the largest / smallest column sum of |a_ij|), inf / -inf (the same over rows)."""
+    no_out("linalg.matrix_norm", out, "A")
     where = "nb.linalg.matrix_norm"
     _tensors(where, A=A)
     A = A if dtype is None else A.to(dtype)
@@ -110,9 +113,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                              hint="use 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2."))
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector norm (``dim`` an int, or a 1-D input) or a matrix norm (``dim`` two dims,
     or a 2-D input); with neither ord nor dim, the 2-norm of every element."""
+    no_out("linalg.norm", out, "input")
+    A = input
     where = "nb.linalg.norm"
     _tensors(where, A=A)
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
@@ -132,57 +137,66 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 # -- one matrix in, one out --------------------------------------------------------------
-def det(A):
+def det(A, *, out=None):
     """det(A) of each (..., n, n) matrix."""
+    no_out("linalg.det", out, "A")
     _tensors("nb.linalg.det", A=A)
     return A.det()
 
 
-def slogdet(A):
+def slogdet(A, *, out=None):
     """(sign, logabsdet): det(A) = sign * exp(logabsdet)."""
+    no_out("linalg.slogdet", out, "A")
     _tensors("nb.linalg.slogdet", A=A)
     return SlogdetResult(*A.slogdet())
 
 
-def inv(A):
+def inv(A, *, out=None):
     """A^{-1} of each (..., n, n) matrix; a singular one is an error."""
+    no_out("linalg.inv", out, "A")
     _tensors("nb.linalg.inv", A=A)
     return A.inverse()
 
 
-def inv_ex(A, *, check_errors=False):
+def inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info): info is 0 where the inverse exists.  nnbook raises for a singular
     matrix even with check_errors=False (PyTorch returns info > 0)."""
+    no_out("linalg.inv_ex", out, "A")
     inverse = inv(A)
     return InvExResult(inverse, Tensor._new(np.zeros(A.shape[:-2], np.int32)))
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The pseudo-inverse A^+ (n, m) of each (..., m, n) matrix."""
+    no_out("linalg.pinv", out, "A")
     _tensors("nb.linalg.pinv", A=A)
     return apply(decompositions.Pinv(atol, rtol), A)
 
 
-def matrix_power(A, n):
+def matrix_power(A, n, *, out=None):
     """A multiplied by itself n times (n < 0: the inverse's powers; n = 0: I)."""
+    no_out("linalg.matrix_power", out, "A, n")
     _tensors("nb.linalg.matrix_power", A=A)
     return A.matrix_power(n)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """How many singular values exceed max(atol, rtol * the largest) (an int64 tensor)."""
+    no_out("linalg.matrix_rank", out, "A")
     s = svdvals(A)._array
     return Tensor._new((s > decompositions.tolerance(s, A.shape, atol, rtol)).sum(-1))
 
 
-def cholesky(A, *, upper=False):
+def cholesky(A, *, upper=False, out=None):
     """L, lower triangular, with A = L L^T (upper=True: L^T)."""
+    no_out("linalg.cholesky", out, "A")
     _tensors("nb.linalg.cholesky", A=A)
     return A._cholesky(upper)
 
 
-def solve(A, B, *, left=True):
+def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=False: X A = B); B may be a batch of vectors (..., n)."""
+    no_out("linalg.solve", out, "A, B")
     _tensors("nb.linalg.solve", A=A, B=B)
     if not left and B.ndim < 2:
         raise ShapeError(message(
@@ -221,17 +235,19 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 
 # -- decompositions ----------------------------------------------------------------------
-def eigh(A, UPLO="L"):
+def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors as columns) of symmetric matrices; only the
     triangle ``UPLO`` ('L' or 'U') is read."""
+    no_out("linalg.eigh", out, "A")
     _tensors("nb.linalg.eigh", A=A)
     _uplo(UPLO, "nb.linalg.eigh")
     return EighResult(apply(decompositions.Eigvalsh(UPLO), A),
                       apply(decompositions.EighVectors(UPLO), A))
 
 
-def eigvalsh(A, UPLO="L"):
+def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of symmetric matrices, ascending."""
+    no_out("linalg.eigvalsh", out, "A")
     _tensors("nb.linalg.eigvalsh", A=A)
     _uplo(UPLO, "nb.linalg.eigvalsh")
     return apply(decompositions.Eigvalsh(UPLO), A)
@@ -243,29 +259,33 @@ def _uplo(UPLO, where):  # noqa: N803  (PyTorch's name)
                                  hint="'L' reads the lower triangle, 'U' the upper."))
 
 
-def svd(A, full_matrices=True, *, driver=None):
+def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
+    no_out("linalg.svd", out, "A")
     _tensors("nb.linalg.svd", A=A)
     return SVDResult(apply(decompositions.SvdU(full_matrices), A),
                      apply(decompositions.Svdvals(full_matrices), A),
                      apply(decompositions.SvdVh(full_matrices), A))
 
 
-def svdvals(A, *, driver=None):
+def svdvals(A, *, driver=None, out=None):
     """The singular values of each matrix, descending."""
+    no_out("linalg.svdvals", out, "A")
     _tensors("nb.linalg.svdvals", A=A)
     return apply(decompositions.Svdvals(False), A)
 
 
-def qr(A, mode="reduced"):
+def qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = Q R; mode 'reduced', 'complete' or 'r' (R only, Q empty)."""
+    no_out("linalg.qr", out, "A")
     _tensors("nb.linalg.qr", A=A)
     return QRResult(*qr_factors(A, mode))
 
 
 # -- products ----------------------------------------------------------------------------
-def multi_dot(tensors):
+def multi_dot(tensors, *, out=None):
     """A @ B @ C ...; the first may be a vector (a row), the last a vector (a column)."""
+    no_out("linalg.multi_dot", out, "tensors")
     where = "nb.linalg.multi_dot"
     if not isinstance(tensors, (list, tuple)) or len(tensors) < 2:
         raise InputError(message("multi_dot takes a list of at least two tensors.",
@@ -284,8 +304,9 @@ def multi_dot(tensors):
     return result
 
 
-def cross(input, other, *, dim=-1):
+def cross(input, other, *, dim=-1, out=None):
     """The cross product of 3-vectors along ``dim``; the other dims broadcast."""
+    no_out("linalg.cross", out, "input, other")
     _tensors("nb.linalg.cross", input=input, other=other)
     if input.ndim != other.ndim:  # (PyTorch broadcasts only tensors of one number of dims)
         return input.cross(other, dim=dim)
@@ -293,8 +314,9 @@ def cross(input, other, *, dim=-1):
     return a.cross(b, dim=dim)
 
 
-def vecdot(x, y, *, dim=-1):
+def vecdot(x, y, *, dim=-1, out=None):
     """sum_i x_i y_i along ``dim``; the other dims broadcast."""
+    no_out("linalg.vecdot", out, "x, y")
     _tensors("nb.linalg.vecdot", x=x, y=y)
     if x.dtype.kind != "f" or y.dtype.kind != "f":
         raise DTypeError(message(f"vecdot needs floating point vectors, got {x.dtype.name} "

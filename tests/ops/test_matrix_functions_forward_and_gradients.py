@@ -264,6 +264,19 @@ def test_wrong_arguments_are_errors(rng):
         nb.chain_matmul(a, t(np.ones(5)))
 
 
+@pytest.mark.parametrize("call", [
+    lambda a, out: nb.linalg.det(a, out=out), lambda a, out: nb.linalg.norm(a, out=out),
+    lambda a, out: nb.linalg.svd(a, out=out), lambda a, out: nb.linalg.solve(a, a, out=out),
+    lambda a, out: nb.linalg.multi_dot([a, a], out=out)])
+def test_out_is_refused_and_out_none_is_accepted(call):
+    a = t(np.eye(3) * 2)
+    call(a, None)
+    out = nb.zeros(3, 3)
+    with pytest.raises(InputError, match=r"(?s)out= is not supported.*nb\.linalg\."):
+        call(a, out)
+    assert not out.numpy().any()
+
+
 def test_a_name_nb_linalg_lacks_says_so():
     with pytest.raises(AttributeError, match=r"(?s)nb.linalg has no attribute 'eigvalshh'.*"
                        r"did you mean 'eigvalsh'"):
