@@ -188,7 +188,8 @@ class Reductions:
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
         """The p-norm over ``dim`` (default: every element): p=2 and 'fro' are the
-        Euclidean norm, p=1 the sum of |x|, inf the largest |x|."""
+        Euclidean norm, p=1 the sum of |x|, inf the largest |x|; p='nuc' is the nuclear
+        norm (the sum of singular values) of the matrices in two dims."""
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
         if isinstance(p, str):
             matrix = (self.ndim == 2 if dim is None else
