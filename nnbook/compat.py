@@ -60,6 +60,15 @@ DIFFERENCES = [
                "RuntimeError whose "
                "text is \"ZeroDivisionError\"", "they raise InputError (a `ValueError`), not "
                "a `ZeroDivisionError`", "no nnbook error class derives from ZeroDivisionError"),
+    Difference("errors", "`torch.linalg` raises `torch.linalg.LinAlgError` (a RuntimeError) "
+               "for a singular matrix (`inv`, `solve`) or one that is not positive definite "
+               "(`cholesky`), and a RuntimeError for a matrix that is not square",
+               "`nb.InputError` (a `ValueError`) for a singular or not positive definite "
+               "matrix, `nb.ShapeError` (a `ValueError`) for one that is not square; "
+               "`nb.linalg.LinAlgError` is `nb.InputError`, so `except "
+               "torch.linalg.LinAlgError` ported still catches the first two",
+               "each says which op, what came and what to use instead (`lstsq`, `pinv`, "
+               "`eigvalsh`)"),
     # -- tensors -----------------------------------------------------------------------
     Difference("tensors", "`torch.empty`, `empty_like` and the legacy `torch.Tensor(2, 3)` "
                "return uninitialised memory", "they return zeros",
@@ -187,10 +196,20 @@ DIFFERENCES = [
     Difference("maths", "`erf` runs vectorised in C++", "`erf` is Python's exact `math.erf`, "
                "element by element: right to the last digit, and slow on large tensors",
                "numpy has no erf"),
-    Difference("maths", "`scatter(reduce='add')` (deprecated) and `norm(p='nuc')` compute",
-               "both are refused with an InputError that names the alternative "
-               "(`scatter_add`; a numeric p)", "`scatter_add` says what it does; the nuclear "
-               "norm needs singular values nnbook does not compute"),
+    Difference("maths", "`scatter(reduce='add')` (deprecated) computes",
+               "it is refused with an InputError that names the alternative (`scatter_add`)",
+               "`scatter_add` says what it does"),
+    Difference("maths", "`torch.linalg.inv_ex(A)` returns `info > 0` for a singular A "
+               "(unless `check_errors=True`)", "`nb.linalg.inv_ex` raises the InputError "
+               "of `inv`; `info` is always 0", "an inverse full of inf is never what a "
+               "student wants to continue with"),
+    Difference("maths", "`torch.linalg.svd`, `eigh` and `qr` run one LAPACK call and "
+               "`lstsq` calls its `driver`", "each factor is its own op (U, S and Vh: three "
+               "SVDs), and `lstsq` computes its solution from the pseudo-inverse whatever "
+               "the driver (which still decides what else it returns)", "each op's backward "
+               "is one derivative, readable on its own; the answers agree to rounding"),
+    Difference("maths", "`cov` warns when the degrees of freedom are <= 0",
+               "`cov` gives the same inf or NaN without a warning", "the result says it"),
     Difference("maths", "`out=` writes a result into an existing tensor", "`nb.add`, `sub`, "
                "`mul`, `div`, `true_divide`, `matmul`, `cat`, `stack`, `hstack`, `vstack`, "
                "`zeros`, `ones`, `empty`, `full`, `rand` and `randn` refuse `out=` "

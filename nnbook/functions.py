@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -75,6 +76,9 @@ METHODS = (
     "addmm", "addmv", "addr", "baddbmm", "addbmm", "kron", "cross", "rot90",
     # fused elementwise (methods/maths.py)
     "addcmul", "addcdiv",
+    # functions of whole matrices (methods/linalg.py)
+    "det", "slogdet", "logdet", "inverse", "pinverse", "matrix_power", "cholesky", "qr", "svd",
+    "cov", "corrcoef",
 )
 
 globals().update({name: _method(name) for name in METHODS})
@@ -410,6 +414,24 @@ def _tensors(where, **operands) -> None:
                 hint="make it one first: nb.tensor(...)."))
 
 
+def chain_matmul(*matrices, out=None):
+    """matrices[0] @ matrices[1] @ ...: matrices only (2-D).  Deprecated, as in PyTorch
+    (which warns): use nb.linalg.multi_dot."""
+    _no_out("chain_matmul", out)
+    _tensors("nb.chain_matmul", **{f"matrix {i}": m for i, m in enumerate(matrices)})
+    if not matrices or builtins.any(m.ndim != 2 for m in matrices):
+        raise ShapeError(message(
+            f"chain_matmul takes one or more matrices (2-D), got shapes "
+            f"{', '.join(fmt_shape(m.shape) for m in matrices) or 'none'}.",
+            where="nb.chain_matmul", hint="nb.linalg.multi_dot also takes vectors at the ends."))
+    warnings.warn("nb.chain_matmul is deprecated (as torch.chain_matmul): use "
+                  "nb.linalg.multi_dot.", UserWarning, stacklevel=2)
+    result = matrices[0]
+    for m in matrices[1:]:
+        result = result @ m
+    return result if len(matrices) > 1 else result.clone()
+
+
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over ``dim``: the arguments of ``std``."""
     if isinstance(dim, bool):
@@ -431,4 +453,4 @@ __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract"
                            "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean",
                            "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
                            "bucketize", "tensordot", "block_diag", "cartesian_prod",
-                           "combinations"]
+                           "combinations", "chain_matmul"]

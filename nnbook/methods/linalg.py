@@ -7,9 +7,20 @@ with the same op.
 """
 from __future__ import annotations
 
-from ..errors import DTypeError, ShapeError, fmt_shape, message, warn_from_user_code
-from ..ops import linalg
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ..errors import DTypeError, InputError, ShapeError, fmt_shape, message, warn_from_user_code
+from ..ops import decompositions, linalg
+from ..ops.base import is_int
 from .operands import require_tensors
+
+# What the decompositions return (PyTorch's torch.return_types): named tuples
+SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
+QRResult = namedtuple("qr", ["Q", "R"])
+SVDResult = namedtuple("svd", ["U", "S", "V"])  # the old torch.svd: V, not V^T
 
 
 class Linalg:
@@ -174,3 +185,154 @@ class Linalg:
         # roll by -1 gives (x1, x2, x0), by -2 (x2, x0, x1): component i is
         # a_(i+1) b_(i+2) - a_(i+2) b_(i+1)
         return self.roll(-1, d) * other.roll(-2, d) - self.roll(-2, d) * other.roll(-1, d)
+
+    # -- functions of a whole matrix (ops/decompositions.py) -------------------------------
+    def det(self):
+        """The determinant of each (..., n, n) matrix."""
+        return self._op(decompositions.Det(), self)
+
+    def slogdet(self):
+        """(sign, logabsdet): det = sign * exp(logabsdet), without overflow.  The sign has
+        no gradient."""
+        return SlogdetResult(self._op(decompositions.DetSign(), self),
+                             self._op(decompositions.LogAbsDet(), self))
+
+    def logdet(self):
+        """log(det): NaN where the determinant is negative, -inf where it is 0."""
+        sign, logabsdet = self.slogdet()
+        nan = self._new(np.full((), np.nan, self._array.dtype))
+        return nan.where(sign < 0, logabsdet)  # (no gradient where it is NaN, as PyTorch)
+
+    def inverse(self):
+        """A^{-1} of each (..., n, n) matrix."""
+        return self._op(decompositions.Inv(), self)
+
+    def pinverse(self, rcond=1e-15):
+        """The pseudo-inverse; singular values below rcond * the largest count as zero."""
+        return self._op(decompositions.Pinv(rtol=rcond), self)
+
+    def matrix_power(self, n):
+        """A @ A @ ... (n factors); n = 0 gives the identity, n < 0 powers of A^{-1}."""
+        where = "Tensor.matrix_power"
+        if not is_int(n):
+            raise DTypeError(message(f"n must be an int, got {n!r}.", where=where,
+                                     hint="e.g. A.matrix_power(3)."))
+        if self.ndim < 2 or self.shape[-1] != self.shape[-2]:
+            raise ShapeError(message(
+                f"matrix_power needs square matrices (..., n, n), got shape "
+                f"{fmt_shape(self.shape)}.", where=where,
+                hint="only a square matrix can be multiplied by itself."))
+        base = self.inverse() if n < 0 else self
+        if n == 0:  # I, whose gradient is 0 (PyTorch's has one too)
+            eye = np.broadcast_to(np.eye(self.shape[-1], dtype=self._array.dtype), self.shape)
+            return self * 0 + self._new(eye.copy())
+        result, n = None, abs(n)
+        while n:  # square-and-multiply: A^13 = A^8 A^4 A^1
+            if n & 1:
+                result = base.clone() if result is None else result @ base
+            n >>= 1
+            if n:
+                base = base @ base
+        return result
+
+    def cholesky(self, upper=False):
+        """L, lower triangular, with A = L L^T (upper=True: U = L^T, A = U^T U).
+        Deprecated, as in PyTorch (which warns): use nb.linalg.cholesky."""
+        warnings.warn("nb.cholesky is deprecated (as torch.cholesky): use "
+                      "nb.linalg.cholesky(A), or nb.linalg.cholesky(A).mT for upper=True.",
+                      UserWarning, stacklevel=2)
+        return self._cholesky(upper)
+
+    def _cholesky(self, upper=False):
+        lower = self._op(decompositions.Cholesky(), self)
+        return lower.mT if upper else lower
+
+    def qr(self, some=True):
+        """(Q, R) with A = Q R, Q's columns orthonormal and R upper triangular;
+        ``some=False`` gives the complete (m, m) Q.  Deprecated, as in PyTorch (which
+        warns): use nb.linalg.qr."""
+        warnings.warn("nb.qr is deprecated (as torch.qr): use nb.linalg.qr(A), with "
+                      "mode='complete' for some=False.", UserWarning, stacklevel=2)
+        return QRResult(*qr_factors(self, "reduced" if some else "complete"))
+
+    def svd(self, some=True, compute_uv=True):
+        """The old torch.svd: (U, S, V) with A = U diag(S) V^T -- V, not V^T (use
+        nb.linalg.svd for Vh).  ``some=False`` gives the full U and V;
+        ``compute_uv=False`` gives zeros for U and V."""
+        s = self._op(decompositions.Svdvals(), self)
+        if not compute_uv:
+            m, n = self.shape[-2:]
+            batch = tuple(self.shape[:-2])
+            return SVDResult(self._new(np.zeros(batch + (m, m), self._array.dtype)), s,
+                             self._new(np.zeros(batch + (n, n), self._array.dtype)))
+        u = self._op(decompositions.SvdU(not some), self)
+        vh = self._op(decompositions.SvdVh(not some), self)
+        return SVDResult(u, s, vh.mT)
+
+    # -- covariance ----------------------------------------------------------------------
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        """The covariance matrix of the rows (variables) over the columns (observations):
+        C_ij = sum_k w_k (x_ik - m_i)(x_jk - m_j) / (sum w - correction'), with weights w =
+        fweights * aweights and m the weighted means (correction' = correction *
+        sum(w * aweights) / sum(w) with aweights)."""
+        where = "Tensor.cov"
+        if self.ndim > 2:
+            raise ShapeError(message(
+                f"cov takes a vector or a matrix (variables, observations), got shape "
+                f"{fmt_shape(self.shape)}.", where=where,
+                hint="one row per variable, one column per observation."))
+        x = self.reshape(1, -1) if self.ndim < 2 else self
+        if x.dtype.kind != "f":
+            x = x.to(np.float32)  # PyTorch: integers give a float covariance
+        observations = x.shape[1]
+        weights = None
+        for name, w in (("fweights", fweights), ("aweights", aweights)):
+            if w is None:
+                continue
+            require_tensors(self, where, **{name: w})
+            if w.ndim > 1 or w.numel() != observations:
+                raise ShapeError(message(
+                    f"{name} needs one weight per observation ({observations}), got shape "
+                    f"{fmt_shape(w.shape)}.", where=where,
+                    hint="a vector as long as the input's second dim."))
+            if name == "fweights" and w.dtype.kind not in "iu":
+                raise DTypeError(message(f"fweights must be integers (counts), got "
+                                         f"{w.dtype.name}.", where=where,
+                                         hint="use aweights for real-valued weights."))
+            if (w._array < 0).any():
+                raise InputError(message(f"{name} must be >= 0, got a negative weight.",
+                                         where=where, hint="weights count observations."))
+            w = w.reshape(-1).to(x.dtype)
+            weights = w if weights is None else weights * w
+        if weights is None:
+            mean = x.mean(1, keepdim=True)
+            weights, dof = 1, max(observations - correction, 0)
+        else:
+            total = weights.sum()
+            mean = (x * weights).sum(1, keepdim=True) / total
+            if aweights is not None:  # the correction scaled for reliability weights
+                correction = correction * (weights * aweights.to(x.dtype)).sum() / total
+            dof = (total - correction).clamp(min=0)
+        centred = x - mean
+        c = (centred * weights) @ centred.mT / dof  # dof <= 0 gives inf or NaN, as PyTorch
+        return c.reshape(()) if self.ndim < 2 else c
+
+    def corrcoef(self):
+        """The Pearson correlation of the rows: cov(x)_ij / sqrt(cov_ii cov_jj), clipped to
+        [-1, 1]."""
+        c = self.cov()
+        if c.ndim == 0:
+            return c / c
+        d = c.diagonal().sqrt()
+        return (c / d.reshape(-1, 1) / d.reshape(1, -1)).clamp(-1, 1)
+
+
+def qr_factors(a, mode):
+    """(Q, R) of ``a`` as two ops; mode='r' gives an empty Q, as PyTorch."""
+    if mode not in ("reduced", "complete", "r"):
+        raise InputError(message(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}.",
+                                 where="qr", hint="'reduced' gives Q (m, k), R (k, n)."))
+    r = a._op(decompositions.QrR(mode), a)
+    if mode == "r":
+        return a._new(np.zeros((0,), a._array.dtype)), r
+    return a._op(decompositions.QrQ(mode), a), r

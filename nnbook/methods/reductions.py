@@ -10,7 +10,7 @@ import numpy as np
 from .. import context, dtypes
 from ..errors import ArgumentError, InputError, ShapeError, fmt_shape, message
 from ..ops import bins as binning
-from ..ops import cumulative, reduce, statistics
+from ..ops import cumulative, decompositions, reduce, statistics
 from ..ops import elementwise as ew
 from ..ops.selection import Gather
 from ..ops.shape import Cat
@@ -188,18 +188,35 @@ class Reductions:
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None, *, axis=None, keepdims=None):
         """The p-norm over ``dim`` (default: every element): p=2 and 'fro' are the
-        Euclidean norm, p=1 the sum of |x|, inf the largest |x|."""
+        Euclidean norm, p=1 the sum of |x|, inf the largest |x|; p='nuc' is the nuclear
+        norm (the sum of singular values) of the matrices in two dims."""
         dim, keepdim = numpy_names(dim, keepdim, axis, keepdims)
         if isinstance(p, str):
-            if p != "fro" or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+            matrix = (self.ndim == 2 if dim is None else
+                      isinstance(dim, (tuple, list)) and len(dim) == 2)
+            if p not in ("fro", "nuc") or (p == "nuc" and not matrix) or (
+                    isinstance(dim, (tuple, list)) and len(dim) > 2):
                 raise InputError(message(
-                    f"norm supports p='fro' (over at most 2 dims) and numbers, got p={p!r} "
-                    f"with dim={dim!r}.", where="Tensor.norm",
-                    hint="the nuclear norm needs singular values, which nnbook does not "
-                    "compute; use p=2 (='fro') or another number."))
+                    f"norm supports p='fro' (over at most 2 dims), p='nuc' (over 2 dims) "
+                    f"and numbers, got p={p!r} with dim={dim!r} for shape "
+                    f"{fmt_shape(self.shape)}.", where="Tensor.norm",
+                    hint="the nuclear norm is a norm of matrices: name their two dims, "
+                    "dim=(-2, -1); nb.linalg.matrix_norm has the other matrix norms."))
+            if p == "nuc":
+                return self._nuclear_norm((0, 1) if dim is None else tuple(dim), keepdim,
+                                          dtype)
             p = 2
         x = self if dtype is None else self.to(dtype)
         return self._op(statistics.Norm(p, dim, keepdim), x)
+
+    def _nuclear_norm(self, dim, keepdim, dtype):
+        """The sum of the singular values of the matrices in the two dims ``dim``."""
+        x = self if dtype is None else self.to(dtype)
+        rows, cols = (self._dim(d, "norm") for d in dim)
+        s = self._op(decompositions.Svdvals(False), x.movedim((rows, cols), (-2, -1)))
+        y = s.sum(-1)
+        return y.reshape([1 if i in (rows, cols) else n for i, n in enumerate(self.shape)]
+                         ) if keepdim else y
 
     def count_nonzero(self, dim=None, *, axis=None):
         dim = dim if axis is None else axis

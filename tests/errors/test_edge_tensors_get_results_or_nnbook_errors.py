@@ -61,6 +61,20 @@ OTHERS = {
     "storage_offset": lambda x: x[..., 1:].storage_offset(),
     "fill_diagonal_": lambda x: x.clone().fill_diagonal_(1),
     "unsqueeze_": lambda x: x.clone().unsqueeze_(0).squeeze_(-1).t_(),
+    # matrix functions (nnbook/linalg.py, methods/linalg.py)
+    "det": lambda x: x.det(), "slogdet": lambda x: x.slogdet(), "logdet": lambda x: x.logdet(),
+    "inverse": lambda x: x.inverse(), "pinverse": lambda x: x.pinverse(),
+    "matrix_power": lambda x: x.matrix_power(2), "svd": lambda x: x.svd(),
+    "cov": lambda x: x.cov(), "corrcoef": lambda x: x.corrcoef(),
+    "norm nuc": lambda x: x.norm("nuc"),
+    "linalg.norm": lambda x: nb.linalg.norm(x), "matrix_norms": lambda x: [
+        nb.linalg.matrix_norm(x, o) for o in ("fro", "nuc", 2, -2, 1, -1)],
+    "linalg.cholesky": lambda x: nb.linalg.cholesky(x), "linalg.qr": lambda x: nb.linalg.qr(x),
+    "linalg.eigh": lambda x: nb.linalg.eigh(x), "linalg.svd": lambda x: nb.linalg.svd(x),
+    "linalg.solve": lambda x: nb.linalg.solve(x, x), "linalg.lstsq": lambda x:
+    nb.linalg.lstsq(x, x), "linalg.matrix_rank": lambda x: nb.linalg.matrix_rank(x),
+    "linalg.vecdot": lambda x: nb.linalg.vecdot(x, x),
+    "linalg.multi_dot": lambda x: nb.linalg.multi_dot([x, x]),
 }
 
 

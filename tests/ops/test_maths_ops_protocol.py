@@ -10,6 +10,7 @@ from nnbook import functions
 from nnbook.ops import (
     class_targets,
     cumulative,
+    decompositions,
     einsum,
     explog,
     indexing,
@@ -110,6 +111,19 @@ OPS = [
     (lambda: logical.Bitwise("bitwise_xor"), [((7, 5), I64), ((5,), I64)]),
     (lambda: logical.BitwiseNot(), [((3, 7, 5), I64)]),
     (lambda: class_targets.OneHot(3), [((7, 5), I64)]),
+    # functions of whole matrices (Cholesky needs positive definite input: its own tests)
+    *[(lambda c=c: c(), [((3, 5, 5), F64)]) for c in (
+        decompositions.Inv, decompositions.Det, decompositions.LogAbsDet,
+        decompositions.DetSign, decompositions.Eigvalsh, decompositions.EighVectors)],
+    (lambda: decompositions.Solve(), [((2, 1, 5, 5), F64), ((3, 5, 2), F64)]),
+    (lambda: decompositions.Solve(), [((3, 5, 5), F64), ((3, 5), F64)]),
+    (lambda: decompositions.Pinv(), [((3, 7, 5), F64)]),
+    *[(lambda c=c, full=full: c(full), [((2, 7, 5), F64)]) for c in (
+        decompositions.Svdvals, decompositions.SvdU, decompositions.SvdVh)
+      for full in (False, True)],
+    *[(lambda c=c, mode=mode: c(mode), [((2, s, 5), F64)]) for c in (
+        decompositions.QrQ, decompositions.QrR) for mode in ("reduced", "complete")
+      for s in (3, 5)],
 ]
 
 
