@@ -37,9 +37,12 @@ def _over_channels(part, shape, taps) -> None:
 class MaxPool2dKernel(MaxPool2d):
     """MaxPool2d by one of three layouts: strided views of x when the windows tile it;
     channels last (N, H, W, C) when the channels outnumber twice the width, so numpy
-    runs along rows of C values rather than short image rows; else the planes."""
+    runs along rows of C values rather than short image rows; else the planes.  With
+    return_indices the reference computes (it numbers each maximum in its plane)."""
 
     def forward(self, x):
+        if self.return_indices:
+            return super().forward(x)
         x, self.unbatched = _batched(x)
         (n, c, h, w), (ho, wo) = x.shape, self.out_hw(x.shape)
         self.x_shape, taps = x.shape, math.prod(self.kernel)
@@ -71,6 +74,8 @@ class MaxPool2dKernel(MaxPool2d):
         planes.crop(arg, out=self.arg[:, channels])
 
     def backward(self, grad_out):  # dy/dx = 1 at the recorded (first) max: see MaxPool2d
+        if self.return_indices:
+            return super().backward(grad_out)
         go = grad_out[None] if self.unbatched else grad_out
         taps = math.prod(self.kernel)
         # Every path writes all of grad_x but tiles that leave rows or columns out.
