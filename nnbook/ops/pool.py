@@ -196,7 +196,11 @@ class MaxPool2d(WindowPool):
         in the padding.  ``taps`` (..., H_out, W_out, kh·kw), ``first`` their argmax."""
         count = taps.shape[-1]
         last_nan = count - 1 - np.isnan(taps[..., ::-1]).argmax(axis=-1)
-        tap = np.where(np.isnan(taps).any(axis=-1), last_nan, first)
+        return self.places_of(np.where(np.isnan(taps).any(axis=-1), last_nan, first), hw)
+
+    def places_of(self, tap, hw) -> np.ndarray:
+        """Tap numbers (..., H_out, W_out) -> their places in the (H, W) plane; a tap in the
+        padding -> its window's first input pixel."""
         places = self.places(hw)                           # (H_out, W_out, kh·kw)
         inside = (places >= 0).argmax(axis=-1)             # each window's first input pixel
         out_rows, out_cols = np.indices(places.shape[:2])

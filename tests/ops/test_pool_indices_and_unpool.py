@@ -55,12 +55,16 @@ CONFIGS = [  # kernel, stride, padding, dilation, ceil_mode on a 7×5 image
 
 
 @pytest.mark.parametrize("kernels", KERNELS)
+@pytest.mark.parametrize("channels,nan", [(3, False), (3, True), (11, False)])
 @pytest.mark.parametrize("kernel,stride,padding,dilation,ceil_mode", CONFIGS)
 def test_max_pool2d_indices_are_each_maximum_s_place_in_its_plane(
-        rng, kernels, kernel, stride, padding, dilation, ceil_mode):
-    x = rng.standard_normal((2, 3, 7, 5))
+        rng, kernels, channels, nan, kernel, stride, padding, dilation, ceil_mode):
+    """With kernels on, each of their layouts (tiles, planes, 11 channels last) numbers the
+    maxima; an input with NaN goes to the reference."""
+    x = rng.standard_normal((2, channels, 7, 5))
     x[0, 1, 2, :] = x[0, 1, 3, :]            # ties: the first in row-major order wins
-    x[1, 2, 1, 1] = x[1, 2, 4, 3] = np.nan   # NaN windows: the last NaN's place
+    if nan:
+        x[1, 2, 1, 1] = x[1, 2, 4, 3] = np.nan   # NaN windows: the last NaN's place
     with kernels():
         y, where = F.max_pool2d(nb.tensor(x), kernel, stride, padding, dilation, ceil_mode,
                                 return_indices=True)
@@ -70,9 +74,11 @@ def test_max_pool2d_indices_are_each_maximum_s_place_in_its_plane(
     np.testing.assert_array_equal(where.numpy(), indices)
 
 
-def test_a_window_of_minus_infinity_points_at_its_first_pixel_inside_the_input():
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_a_window_of_minus_infinity_points_at_its_first_pixel_inside_the_input(kernels):
     x = np.full((1, 1, 3, 4), -np.inf)
-    _, where = F.max_pool2d(nb.tensor(x), 3, 2, 1, return_indices=True)
+    with kernels():
+        _, where = F.max_pool2d(nb.tensor(x), 3, 2, 1, return_indices=True)
     np.testing.assert_array_equal(where.numpy(), windows_by_loop(
         x, (3, 3), (2, 2), (1, 1), (1, 1), False)[1])
 
