@@ -279,10 +279,14 @@ DIFFERENCES = [
                "never covered", "the pool is refused with a ShapeError naming the output "
                "pixel", "such a window comes from a mistake in the layer's arguments, and "
                "its -inf would spread through the layers after it"),
-    Difference("layers and losses", "`F.interpolate` and `nn.Upsample` also take the modes "
-               "'nearest-exact', 'bicubic', 'trilinear' and 'area'", "'nearest', 'linear' "
-               "and 'bilinear' only; another mode is refused with an InputError listing them",
-               "each mode is one more weight matrix to explain; the lessons use these three"),
+    Difference("layers and losses", "`F.interpolate` and `nn.Upsample` also take the mode "
+               "'trilinear' and 5-D inputs (volumes), and `antialias=True` (a smoothing "
+               "filter when shrinking with 'bilinear' or 'bicubic')", "'nearest', "
+               "'nearest-exact', 'area', 'linear', 'bilinear' and 'bicubic' on signals and "
+               "images; 'trilinear' is refused with an InputError listing the modes, and "
+               "`antialias=True` with an InputError that points to mode='area'",
+               "each mode is one more weight matrix to explain; the lessons resize signals "
+               "and images, and 'area' shrinks them smoothly"),
     Difference("layers and losses", "`pack_padded_sequence` takes a length longer than "
                "the padded sequences (on the CPU it packs rows past the batch's end, and "
                "batch_sizes no longer add up to the data) and fractional or boolean lengths "
@@ -305,7 +309,8 @@ DIFFERENCES = [
                "floating point; a DTypeError says so", "pooled integers cannot take "
                "gradients, and are a sign of forgotten `.float()`"),
     Difference("layers and losses", "a max-pool window holding NaN passes the gradient to "
-               "the last NaN", "the output is NaN and the gradient is dropped",
+               "the last NaN", "the output is NaN and the gradient is dropped "
+               "(`return_indices=True` gives the last NaN's place, as PyTorch)",
                "no element of a NaN window is the maximum"),
     Difference("layers and losses", "a max-pool window whose every element is -inf passes "
                "the gradient to its first element inside the input", "the gradient of such "
@@ -313,7 +318,8 @@ DIFFERENCES = [
                "first element otherwise)", "padding counts as -inf, so a window of -inf has "
                "its maximum at its first tap; no pass is spent on so rare an input"),
     Difference("layers and losses", "errors of `F.conv1d`, `F.conv_transpose1d`, "
-               "`F.max_pool1d`, `F.avg_pool1d` and the adaptive 1-D pools show the signal's "
+               "`F.max_pool1d`, `F.avg_pool1d`, `F.max_unpool1d` and the adaptive 1-D pools "
+               "show the signal's "
                "shape", "past the check of the number of "
                "dimensions, they show it with a row of height 1: (N, C, 1, L)",
                "the 1-D ops are the 2-D ones on a one-row image, so they share one set of "
@@ -322,11 +328,17 @@ DIFFERENCES = [
                "the output padding", "output_size is refused with an InputError; give the "
                "layer output_padding", "one way to choose the output size keeps the layer's "
                "arguments the whole story"),
-    Difference("layers and losses", "`MaxPool1d`, `MaxPool2d` and `AdaptiveMaxPool2d` with "
-               "`return_indices=True` also return where each maximum came from",
-               "`return_indices=True` is refused with an InputError",
-               "the indices serve `MaxUnpool`, which nnbook does not have; the backward "
-               "already sends each gradient to its window's maximum"),
+    Difference("layers and losses", "`F.interpolate` with a scale_factor that keeps the "
+               "size (1.05 on 7 pixels): the backward of 'bicubic' and of 'nearest' on "
+               "signals copies the gradient straight through, though the forward moved the "
+               "pixels", "the backward is the forward's derivative (gradcheck agrees)",
+               "a gradient that disagrees with its forward cannot be taught"),
+    Difference("layers and losses", "`F.max_unpool1d/2d` (and `nn.MaxUnpool1d/2d`) given "
+               "one place twice (overlapping pooling windows that found the same maximum) "
+               "writes the last value there, and its backward gives that place's gradient to "
+               "every value sent there", "the same output; only the value written (the last "
+               "one, row-major) gets the gradient, the others 0", "the values overwritten are "
+               "not in the output, so their true gradient is 0 (gradcheck agrees)"),
     Difference("layers and losses", "a pooling window that holds only padding is not "
                "checked", "it is refused with a ShapeError naming the output pixel",
                "such a window has no input to take the maximum or mean of"),

@@ -158,6 +158,16 @@ def _layer_functions():
         "adaptive_max_pool1d": (lambda x: F.adaptive_max_pool1d(x, 4), [(2, 3, 7)]),
         "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2),
                              [(2, 4, 7), (4, 3, 3), (6,)]),
+        "max_pool2d_then_unpool": (
+            lambda x: F.max_unpool2d(*F.max_pool2d(x, (3, 2), (3, 1), return_indices=True),
+                                     (3, 2), (3, 1), output_size=(7, 5)), [(2, 3, 7, 5)]),
+        "max_pool1d_then_unpool": (
+            lambda x: F.max_unpool1d(*F.max_pool1d(x, 3, 2, 1, return_indices=True), 3, 2, 1),
+            [(2, 3, 11)]),
+        "interpolate_bicubic": (lambda x: F.interpolate(x, size=(9, 4), mode="bicubic"),
+                                [(2, 3, 7, 5)]),
+        "interpolate_area": (lambda x: F.interpolate(x, size=(3, 4), mode="area"),
+                             [(2, 3, 7, 5)]),
     }
 
 

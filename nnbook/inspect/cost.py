@@ -3,19 +3,39 @@ from __future__ import annotations
 
 import math
 
+from ..ops.pool import adaptive_windows
+
+# the pools: one comparison (max) or addition (mean) per element of each window
+WINDOW_POOLS = ("max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d")
+ADAPTIVE_POOLS = ("adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
+                  "adaptive_max_pool1d")
+
 
 def mult_adds(op, inputs, out_shape) -> int:
     """Multiply-adds ``op`` spends on inputs of these shapes (0 for cheap ops).
 
-    A convolution does C_in/groups * kh * kw of them per output element, a linear
-    layer in_features per output element, a matrix product k per output element, a
-    recurrence H per gate per step (the input's share of the gates is a linear op of its own).
+    A convolution does C_in/groups * kh * kw of them per output element (conv1d: k), a
+    transposed convolution C_out/groups * kh * kw per input element (each input value is
+    spread over a kernel's worth of outputs), a linear layer in_features per output
+    element, a matrix product k per output element, a recurrence H per gate per step (the
+    input's share of the gates is a linear op of its own).  Biases are not counted.
+
+    Pools multiply nothing; as summaries of PyTorch models usually do, they are counted
+    here too, one per element of each window: a max pool compares every element of its
+    window (padding taps included), an average pool adds every one, and an adaptive pool
+    does as many as its window has elements (windows may overlap).  The division of the
+    mean is not counted.
     """
     name = op.name
     out = math.prod(out_shape)
-    if name == "conv2d":
-        weight = inputs[1].shape
-        return out * weight[1] * weight[2] * weight[3]
+    if name in ("conv2d", "conv1d"):  # weight (C_out, C_in/groups, kh, kw) or (.., k)
+        return out * math.prod(inputs[1].shape[1:])
+    if name in ("conv_transpose2d", "conv_transpose1d"):  # weight (C_in, C_out/groups, ...)
+        return math.prod(inputs[0].shape) * math.prod(inputs[1].shape[1:])
+    if name in WINDOW_POOLS:
+        return out * math.prod(op.kernel)
+    if name in ADAPTIVE_POOLS:
+        return _adaptive_pool_adds(op, inputs[0].shape)
     if name == "linear":
         return out * inputs[1].shape[1]
     if name in ("rnnsequence", "lstmsequence", "grusequence"):  # h_{t-1} @ W_hh^T each step
@@ -24,3 +44,15 @@ def mult_adds(op, inputs, out_shape) -> int:
     if name == "matmul":
         return out * inputs[0].shape[-1]
     return 0
+
+
+def _adaptive_pool_adds(op, shape) -> int:
+    """The elements of every window of an adaptive pool, once per (sample, channel): the
+    windows are a range of rows times a range of columns, so their sizes add up as
+    (sum of the row ranges) · (sum of the column ranges).  A signal is one row high."""
+    spatial = 2 if op.name.endswith("2d") else 1
+    hw = (1,) * (2 - spatial) + tuple(shape[-spatial:])
+    per_plane = 1
+    for size, out in zip(hw, op.out_hw((1, 1) + hw)):
+        per_plane *= sum(end - start for start, end in adaptive_windows(size, out))
+    return math.prod(shape[:-spatial]) * per_plane

@@ -37,9 +37,14 @@ def _over_channels(part, shape, taps) -> None:
 class MaxPool2dKernel(MaxPool2d):
     """MaxPool2d by one of three layouts: strided views of x when the windows tile it;
     channels last (N, H, W, C) when the channels outnumber twice the width, so numpy
-    runs along rows of C values rather than short image rows; else the planes."""
+    runs along rows of C values rather than short image rows; else the planes.  With
+    return_indices the places of the recorded taps are the indices; an input holding NaN
+    goes to the reference then (the index of a NaN window is its last NaN's)."""
 
     def forward(self, x):
+        if self.return_indices and np.isnan(x).any():
+            self.path = "reference"
+            return super().forward(x)
         x, self.unbatched = _batched(x)
         (n, c, h, w), (ho, wo) = x.shape, self.out_hw(x.shape)
         self.x_shape, taps = x.shape, math.prod(self.kernel)
@@ -58,6 +63,10 @@ class MaxPool2dKernel(MaxPool2d):
         else:
             _over_channels(lambda channels: self._forward_planes(x, out, channels),
                            x.shape, taps)
+        if self.return_indices:
+            arg = self.arg.transpose(0, 3, 1, 2) if self.path == "channels last" else self.arg
+            self.indices = self.places_of(arg.astype(np.intp), (h, w))
+            self.indices = self.indices[0] if self.unbatched else self.indices
         return out[0] if self.unbatched else out
 
     def _forward_planes(self, x, out, channels):
@@ -71,6 +80,8 @@ class MaxPool2dKernel(MaxPool2d):
         planes.crop(arg, out=self.arg[:, channels])
 
     def backward(self, grad_out):  # dy/dx = 1 at the recorded (first) max: see MaxPool2d
+        if self.path == "reference":
+            return super().backward(grad_out)
         go = grad_out[None] if self.unbatched else grad_out
         taps = math.prod(self.kernel)
         # Every path writes all of grad_x but tiles that leave rows or columns out.

@@ -10,6 +10,7 @@ Inputs that may need a gradient must be nnbook Tensors.  Data that never does
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -102,6 +103,9 @@ __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
     "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
     "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "batch_norm",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d",
+    "upsample_nearest", "upsample_bilinear",
     "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus", "one_hot",
@@ -220,24 +224,38 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     input = _tensor("adaptive_max_pool1d", "input", input)
     op = AdaptiveMaxPool1d(output_size)
     out = apply(op, input)
-    if not return_indices:
-        return out
+    return _with_indices(op, out) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d that always returns (output, indices)."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def _with_indices(op, out):
+    """(out, where each maximum is in its plane): int64, shaped as ``out``, no gradient."""
     if "indices" not in vars(op):  # a shape-only pass: the indices' shape and dtype only
         return out, meta_tensor(out.shape, np.int64)
-    return out, _wrap(op.indices)
+    return out, _wrap(op.indices.reshape(out.shape))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Max over each window of a signal (N, C, L); ``stride`` defaults to ``kernel_size``."""
-    input = _tensor("max_pool1d", "input", input)
-    if return_indices:
-        _fail("max_pool1d", "return_indices=True is not supported by nnbook.",
-              hint="use return_indices=False; the backward already routes each gradient "
-              "to the window's maximum.")
+    """Max over each window of a signal (N, C, L); ``stride`` defaults to ``kernel_size``.
+    ``return_indices=True`` also returns where each maximum is (int64 positions along L),
+    what ``F.max_unpool1d`` needs."""
     from ..ops.onedim import MaxPool1d
 
-    return apply(MaxPool1d(kernel_size, stride, padding, dilation, ceil_mode), input)
+    input = _tensor("max_pool1d", "input", input)
+    op = MaxPool1d(kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    out = apply(op, input)
+    return _with_indices(op, out) if return_indices else out
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool1d that always returns (output, indices)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -251,15 +269,41 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Max over each window; ``stride`` defaults to ``kernel_size``."""
-    input = _tensor("max_pool2d", "input", input)
-    if return_indices:
-        _fail("max_pool2d", "return_indices=True is not supported by nnbook.",
-              hint="use return_indices=False; the backward already routes each gradient "
-              "to the window's maximum.")
+    """Max over each window; ``stride`` defaults to ``kernel_size``.  ``return_indices=True``
+    also returns where each maximum is in its (H, W) plane (int64, row·W + column), what
+    ``F.max_unpool2d`` needs."""
     from ..ops.pool import MaxPool2d
 
-    return apply(MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode), input)
+    input = _tensor("max_pool2d", "input", input)
+    op = MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    out = apply(op, input)
+    return _with_indices(op, out) if return_indices else out
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool2d that always returns (output, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Put each value of ``input`` back at its place in a plane of zeros: the inverse of
+    ``max_pool2d(..., return_indices=True)`` (ops/unpool.py).  ``output_size`` (H, W) or
+    (N, C, H, W) picks the size when the pooling left rows or columns out."""
+    from ..ops.unpool import MaxUnpool2d
+
+    input = _tensor("max_unpool2d", "input", input)
+    indices = _data("max_unpool2d", "indices", indices)
+    return apply(MaxUnpool2d(kernel_size, stride, padding, output_size), input, indices)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_unpool2d for signals (N, C, L): each value back at its place along L."""
+    from ..ops.onedim import MaxUnpool1d
+
+    input = _tensor("max_unpool1d", "input", input)
+    indices = _data("max_unpool1d", "indices", indices)
+    return apply(MaxUnpool1d(kernel_size, stride, padding, output_size), input, indices)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -284,32 +328,58 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """Max pooling to a fixed (H_out, W_out), with adaptive_avg_pool2d's windows."""
+    """Max pooling to a fixed (H_out, W_out), with adaptive_avg_pool2d's windows;
+    ``return_indices=True`` also returns where each maximum is in its plane (as max_pool2d)."""
     from ..ops.adaptive_max import AdaptiveMaxPool2d
 
     input = _tensor("adaptive_max_pool2d", "input", input)
-    if return_indices:
-        _fail("adaptive_max_pool2d", "return_indices=True is not supported by nnbook.",
-              hint="use return_indices=False; the backward already routes each gradient "
-              "to the window's maximum.")
-    return apply(AdaptiveMaxPool2d(output_size), input)
+    op = AdaptiveMaxPool2d(output_size)
+    out = apply(op, input)
+    return _with_indices(op, out) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d that always returns (output, indices)."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize a signal or an image (modes 'nearest', 'linear', 'bilinear'; ops/interpolate)."""
+    """Resize a signal or an image: modes 'nearest', 'nearest-exact', 'area', 'linear',
+    'bilinear' and 'bicubic' (the weights of each are in ops/interpolate.py)."""
     from ..ops.interpolate import Interpolate
 
     input = _tensor("interpolate", "input", input)
-    if recompute_scale_factor or antialias:
-        _fail("interpolate", "recompute_scale_factor=True and antialias=True are not "
-              "supported by nnbook.", hint="leave them out (their defaults).")
-    return apply(Interpolate(size, scale_factor, mode, align_corners), input)
+    if antialias:
+        _fail("interpolate", "antialias=True is not supported by nnbook.",
+              hint="leave antialias out; to shrink an image smoothly, use mode='area' (the "
+              "mean of each window) or blur it first (F.avg_pool2d).")
+    return apply(Interpolate(size, scale_factor, mode, align_corners, recompute_scale_factor),
+                 input)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """The old name of interpolate (deprecated in PyTorch too)."""
+    """The old name of interpolate; it warns, as PyTorch's, that the name is deprecated."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """The old name of interpolate(..., mode='nearest'); it warns, as PyTorch's."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """The old name of interpolate(..., mode='bilinear', align_corners=True): the corner
+    pixels stay where they are.  It warns, as PyTorch's."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(f"nn.functional.{name} is deprecated (in PyTorch too); use "
+                  "nn.functional.interpolate instead.", UserWarning, stacklevel=3)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,

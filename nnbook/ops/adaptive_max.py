@@ -4,7 +4,9 @@ The windows are adaptive average pooling's: output pixel (a, b) of (H_out, W_out
 input rows floor(a·H / H_out) up to ceil((a + 1)·H / H_out), and likewise columns; windows
 overlap when the output size does not divide the input's.  Each output is its window's
 maximum, and the gradient goes to the first maximum (row-major), as in max pooling; a
-window holding NaN outputs NaN and passes no gradient (see MaxPool2d).
+window holding NaN outputs NaN and passes no gradient (see MaxPool2d).  The forward also
+keeps ``self.indices``, where each maximum is in its (H, W) plane (row·W + column, the last
+NaN of a window holding NaN), for ``return_indices=True``.
 """
 from __future__ import annotations
 
@@ -31,12 +33,16 @@ class AdaptiveMaxPool2d(AdaptiveAvgPool2d):  # its arguments, checks and shape r
         self.x_shape = x.shape
         y = np.empty(x.shape[:-2] + (ho, wo), x.dtype)
         self.first = np.empty(y.shape, np.intp)  # the flat index, in its window, of the max
+        self.indices = np.empty(y.shape, np.int64)  # ... and in its (H, W) plane
         for a, (r0, r1) in enumerate(self.rows):
             for b, (c0, c1) in enumerate(self.cols):
                 window = x[..., r0:r1, c0:c1].reshape(*x.shape[:-2], (r1 - r0) * (c1 - c0))
                 first = window.argmax(axis=-1)  # the first maximum (or the first NaN)
                 y[..., a, b] = np.take_along_axis(window, first[..., None], -1)[..., 0]
                 self.first[..., a, b] = first
+                last_nan = window.shape[-1] - 1 - np.isnan(window[..., ::-1]).argmax(axis=-1)
+                at = np.where(np.isnan(y[..., a, b]), last_nan, first)  # PyTorch's choice
+                self.indices[..., a, b] = (r0 + at // (c1 - c0)) * w + c0 + at % (c1 - c0)
         self.first[np.isnan(y)] = -1  # a NaN window: no element gets the gradient
         return y
 

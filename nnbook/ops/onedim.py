@@ -1,5 +1,6 @@
 """1-D convolution and pooling (PyTorch's ``F.conv1d``, ``F.conv_transpose1d``,
-``F.max_pool1d``, ``F.avg_pool1d``, ``F.adaptive_avg_pool1d``, ``F.adaptive_max_pool1d``).
+``F.max_pool1d``, ``F.avg_pool1d``, ``F.adaptive_avg_pool1d``, ``F.adaptive_max_pool1d``,
+``F.max_unpool1d``).
 
 A signal (N, C, L) is an image (N, C, 1, L) one pixel high: each 1-D op is its 2-D op
 on that image, with a kernel one row high, stride and dilation 1 and no padding along
@@ -11,14 +12,13 @@ the 2-D op's, whose messages show the signals with their row: (N, C, 1, L).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import InputError, message
 from .adaptive_max import AdaptiveMaxPool2d
 from .base import Spec, check_ndim, is_int
 from .conv import DOT, MINUS, Conv2d
 from .conv_transpose import ConvTranspose2d
 from .pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .unpool import MaxUnpool2d
 
 
 def single(value, name: str, where: str, minimum: int | None = None) -> int:
@@ -115,13 +115,14 @@ class MaxPool1d(Lifted1d, MaxPool2d):
     name = "max_pool1d"
     lifted = 1
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=False):
         where = self.where
         none = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
         super().__init__((1, single(kernel_size, "kernel_size", where)),
                          None if none else (1, single(stride, "stride", where)),
                          (0, single(padding, "padding", where)),
-                         (1, single(dilation, "dilation", where)), ceil_mode)
+                         (1, single(dilation, "dilation", where)), ceil_mode, return_indices)
 
 
 class AvgPool1d(Lifted1d, AvgPool2d):
@@ -186,16 +187,35 @@ class AdaptiveAvgPool1d(Lifted1d, AdaptiveAvgPool2d):
 
 class AdaptiveMaxPool1d(Lifted1d, AdaptiveMaxPool2d):
     """The maximum of each of ``output_size`` windows along L; ``indices`` holds where each
-    maximum was found (its position in L), for ``return_indices=True``."""
+    maximum was found (its position in L: in a plane one row high, row·L + column is the
+    column), for ``return_indices=True``."""
 
     name = "adaptive_max_pool1d"
 
     def __init__(self, output_size):
         super().__init__((1, single(output_size, "output_size", self.where)))
 
-    def forward(self, x):
-        y = super().forward(x)
-        # the position of each window's first maximum (or first NaN, as numpy's argmax)
-        self.indices = np.stack([start + x[..., start:end].argmax(axis=-1)
-                                 for start, end in self.cols], axis=-1).astype(np.int64)
-        return y
+
+class MaxUnpool1d(Lifted1d, MaxUnpool2d):
+    """Each value of x put back at its place along L (``indices``), zeros elsewhere:
+    L_out = (L − 1)·stride − 2·padding + kernel_size, or ``output_size``."""
+
+    name = "max_unpool1d"
+    lifted = 2  # the input and the indices gain a row (an index along L stays the same)
+
+    def __init__(self, kernel_size, stride=None, padding=0, output_size=None):
+        where = self.where
+        none = stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0)
+        if output_size is not None:
+            if not isinstance(output_size, (tuple, list)) or len(output_size) not in (1, 3):
+                raise InputError(message(f"output_size must be (L_out,) or (N, C, L_out), got "
+                                         f"{output_size!r}.", where=where,
+                                         hint="give the length of the signal the pooling had."))
+            output_size = (1, output_size[-1])
+        super().__init__((1, single(kernel_size, "kernel_size", where)),
+                         None if none else (1, single(stride, "stride", where)),
+                         (0, single(padding, "padding", where)), output_size)
+
+    def forward(self, x, indices):
+        # MaxUnpool2d's forward, past Lifted1d's, which lifts the input only
+        return super(Lifted1d, self).forward(x[..., None, :], indices[..., None, :])[..., 0, :]

@@ -130,14 +130,19 @@ class MaxPool2d(WindowPool):
     order (PyTorch's rule for ties).  A window holding NaN outputs NaN; its
     gradient is dropped (PyTorch gives it to the last NaN), and so is that of a
     window of -inf whose first tap is padding (PyTorch: its first input element).
+
+    With ``return_indices=True`` the forward also keeps ``self.indices``: where each
+    maximum is in its (H, W) plane, row·W + column (see :meth:`flat_indices`).
     """
 
     name = "max_pool2d"
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=False):
         self._init_windows(kernel_size, stride, padding)
         self.dilation = pair(dilation, "dilation", self.where)
         self.ceil_mode = bool(ceil_mode)
+        self.return_indices = bool(return_indices)
 
     def _kernel_term(self, axis) -> str:
         return f"{self.dilation[axis]}{DOT}({self.kernel[axis]} {MINUS} 1) {MINUS} 1"
@@ -179,7 +184,40 @@ class MaxPool2d(WindowPool):
         y = np.take_along_axis(taps, first[..., None], axis=-1)[..., 0]
         self.first = np.where(np.isnan(y), -1, first)  # a NaN window: no tap gets the gradient
         self.padded_hw = xp.shape[-2:]
+        if self.return_indices:
+            self.indices = self.flat_indices(taps, first, x.shape[-2:])
+            self.indices = self.indices[0] if self.unbatched else self.indices
         return y[0] if self.unbatched else y
+
+    def flat_indices(self, taps, first, hw) -> np.ndarray:
+        """Where each window's maximum is in its (H, W) plane, row·W + column, as PyTorch
+        numbers it for ``return_indices``: the first maximum, the last NaN of a window
+        holding NaN, and the first input pixel of a window of -inf whose maximum is a tap
+        in the padding.  ``taps`` (..., H_out, W_out, kh·kw), ``first`` their argmax."""
+        count = taps.shape[-1]
+        last_nan = count - 1 - np.isnan(taps[..., ::-1]).argmax(axis=-1)
+        return self.places_of(np.where(np.isnan(taps).any(axis=-1), last_nan, first), hw)
+
+    def places_of(self, tap, hw) -> np.ndarray:
+        """Tap numbers (..., H_out, W_out) -> their places in the (H, W) plane; a tap in the
+        padding -> its window's first input pixel."""
+        places = self.places(hw)                           # (H_out, W_out, kh·kw)
+        inside = (places >= 0).argmax(axis=-1)             # each window's first input pixel
+        out_rows, out_cols = np.indices(places.shape[:2])
+        tap = np.where(places[out_rows, out_cols, tap] < 0, inside, tap)
+        return places[out_rows, out_cols, tap].astype(np.int64)
+
+    def places(self, hw) -> np.ndarray:
+        """places[a, b, t]: where tap t of output window (a, b) reads in an (H, W) plane,
+        as row·W + column; -1 for a tap in the padding."""
+        (kh, kw), (sh, sw), (dh, dw), (h, w) = self.kernel, self.stride, self.dilation, hw
+        ((top, _), (left, _)) = self.pads((1, 1) + tuple(hw))
+        ho, wo = self.out_hw((1, 1) + tuple(hw))
+        i, j = np.divmod(np.arange(kh * kw), kw)                   # tap t = i·kw + j
+        rows = np.arange(ho)[:, None, None] * sh + i * dh - top    # (H_out, 1, taps)
+        cols = np.arange(wo)[None, :, None] * sw + j * dw - left   # (1, W_out, taps)
+        inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+        return np.where(inside, rows * w + cols, -1)
 
     def backward(self, grad_out):  # y = max over the window;  dy/dx = 1 at the first max, else 0
         gy = grad_out[None] if self.unbatched else grad_out

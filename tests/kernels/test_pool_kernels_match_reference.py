@@ -3,15 +3,18 @@
 Fuzzed, seeded configurations: odd and non-square sizes, kernel sizes, strides,
 paddings, dilations, ceil_mode, count_include_pad and divisor_override, unbatched
 inputs and empty batches, float32 and float64.  Max pooling is also run on small
-integers (many ties: the first maximum must get the gradient) and with NaNs.
+integers (many ties: the first maximum must get the gradient) and with NaNs, and with
+return_indices=True (the same indices).
 """
 import collections
+import contextlib
 import functools
 
 import numpy as np
 import pytest
 from kernel_check import assert_close, kernel_matches_reference, run
 
+import nnbook as nb
 from nnbook.errors import ShapeError
 from nnbook.kernels.pool import (
     AdaptiveAvgPool2dKernel,
@@ -24,6 +27,7 @@ from nnbook.kernels.pool import (
 from nnbook.ops import Spec
 from nnbook.ops.onedim import AvgPool1d, MaxPool1d
 from nnbook.ops.pool import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from nnbook.tensor import apply
 
 
 def random_window(rng):
@@ -85,6 +89,24 @@ def test_max_pool_kernel_matches_reference(seed, dtype):
     kinds = [{}, {"ties": True}, {"nans": True}][seed % 3]
     (make, _), x = fitting(max_pool, rng, dtype, **kinds)
     assert kernel_matches_reference(make, [x], [True], seed) is MaxPool2dKernel
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_max_pool_kernel_gives_the_reference_s_indices(seed):
+    """return_indices=True: every layout numbers each maximum in its plane as the
+    reference does (an input with NaN goes to the reference)."""
+    rng = np.random.default_rng(3000 + seed)
+    kinds = [{}, {"ties": True}, {"nans": True}][seed % 3]
+    (_, args), x = fitting(max_pool, rng, np.float64, **kinds)
+    make = lambda: MaxPool2d(*args, return_indices=True)  # noqa: E731
+    assert kernel_matches_reference(make, [x], [True], seed) is MaxPool2dKernel
+    indices = []
+    for switch in (contextlib.nullcontext, nb.reference_ops):
+        with switch():
+            op = make()
+        apply(op, nb.tensor(x))
+        indices.append(op.indices)
+    np.testing.assert_array_equal(indices[0], indices[1])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

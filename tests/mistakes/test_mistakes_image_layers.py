@@ -1,5 +1,6 @@
 """Mistakes with the layers that rearrange, pad and normalise images and signals: Fold,
-PixelShuffle, the padding layers, InstanceNorm, GLU, ConvTranspose1d.
+PixelShuffle, the padding layers, InstanceNorm, GLU, ConvTranspose1d, MaxUnpool2d and
+F.interpolate.
 
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
@@ -9,7 +10,7 @@ from catalogue import check, mistake
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.errors import InputError, ShapeError
+from nnbook.errors import DTypeError, InputError, ShapeError
 from nnbook.nn import functional as F
 
 MISTAKES = [
@@ -58,6 +59,25 @@ MISTAKES = [
             lambda: (nn.ConvTranspose1d(3, 4, 3), nb.randn(2, 3, 7, 5)), lambda mx: mx[0](mx[1]),
             ShapeError, "ConvTranspose1d, in conv_transpose1d", r"3-D input .* got 4-D",
             r"batch dimension|layer before"),
+    mistake("MaxUnpool2d with a smaller kernel than the pooling whose indices it got",
+            lambda: nn.MaxPool2d(3, return_indices=True)(nb.randn(2, 3, 7, 5)),
+            lambda pooled: nn.MaxUnpool2d(2)(*pooled),
+            InputError, "MaxUnpool2d, in max_unpool2d",
+            r"an index is outside the 4×2 output plane \(0 to 7\): found \d+",
+            r"indices of the pooling whose output this is, with its kernel_size"),
+    mistake("MaxUnpool2d given the pooled values twice instead of values and indices",
+            lambda: nn.MaxPool2d(2, return_indices=True)(nb.randn(2, 3, 7, 5)),
+            lambda pooled: nn.MaxUnpool2d(2)(pooled[0], pooled[0]),
+            DTypeError, "MaxUnpool2d, in max_unpool2d", r"int64 indices, got float32",
+            r"return_indices=True"),
+    mistake("MaxUnpool2d of the unpooled image's size with the pooled image's output_size",
+            lambda: nn.MaxPool2d(2, return_indices=True)(nb.randn(2, 3, 7, 5)),
+            lambda pooled: nn.MaxUnpool2d(2)(*pooled, output_size=(3, 2)),
+            InputError, "MaxUnpool2d, in max_unpool2d",
+            r"output_size H_out=3 must be between 4 and 8", r"size of the input the pooling had"),
+    mistake("interpolate with antialias=True", lambda: nb.randn(2, 3, 7, 5),
+            lambda x: F.interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+            InputError, "F.interpolate", r"antialias=True is not supported", r"mode='area'"),
 ]
 
 

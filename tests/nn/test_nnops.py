@@ -697,20 +697,6 @@ def test_pad_errors(rng):
         F.pad(x, (1, 1, 1, 1), mode="replicate", value=1)
 
 
-def test_max_pool2d_refuses_return_indices(rng):
-    with pytest.raises(InputError, match=r"return_indices=True is not supported"):
-        F.max_pool2d(t64(rng, 1, 2, 4, 4), 2, return_indices=True)
-
-
-def test_the_max_pool_layers_refuse_return_indices_with_a_hint(rng):
-    """A listed difference (nnbook/compat.py): no MaxUnpool, so no indices to give it."""
-    for layer, x in [(nb.nn.MaxPool1d(3, stride=2, return_indices=True), t64(rng, 2, 3, 11)),
-                     (nb.nn.MaxPool2d(2, return_indices=True), t64(rng, 2, 3, 7, 5))]:
-        with pytest.raises(InputError, match=r"return_indices=True is not supported(.|\n)*"
-                           r"hint: use return_indices=False"):
-            layer(x)
-
-
 def test_conv2d_same_padding_keeps_the_size(rng):
     pytest.importorskip("nnbook.ops.conv")
     x, w = t64(rng, 2, 3, 7, 5), t64(rng, 4, 3, 4, 3)  # even kernel height: one more at the end

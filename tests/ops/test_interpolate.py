@@ -37,7 +37,17 @@ def test_upsampling_by_two_nearest_repeats_each_pixel():
 
 
 @pytest.mark.parametrize("call,cls,match", [
-    (lambda x: F.interpolate(x, size=(3, 3), mode="bicubic"), InputError, "mode='bicubic'"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="trilinear"), InputError,
+     "mode='trilinear'"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True), InputError,
+     "antialias=True"),
+    (lambda x: F.interpolate(x, size=(3, 3), recompute_scale_factor=True), InputError,
+     "recompute_scale_factor=True only applies with scale_factor"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="area", align_corners=False), InputError,
+     "align_corners only applies"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="nearest-exact", align_corners=True),
+     InputError, "align_corners only applies"),
+    (lambda x: F.interpolate(x[0], size=3, mode="bicubic"), ShapeError, "4-D input"),
     (lambda x: F.interpolate(x), InputError, "exactly one of size and scale_factor"),
     (lambda x: F.interpolate(x, size=3, scale_factor=2), InputError, "exactly one"),
     (lambda x: F.interpolate(x, size=(3, 3), align_corners=True), InputError,

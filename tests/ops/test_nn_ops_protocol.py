@@ -1,5 +1,6 @@
 """The op protocol for softmax, the losses, batch, instance and RMS norm, dropout, unfold
-and fold, the shrinks, conv_transpose1d and the adaptive 1-D pools (nnbook/ops/base.py):
+and fold, the shrinks, conv_transpose1d, the adaptive 1-D pools, max pooling with indices,
+max unpooling and resizing (nnbook/ops/base.py):
 arguments are checked once, when the op is built; the shape rule stores nothing; an
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
@@ -13,11 +14,20 @@ from nnbook.errors import BackwardError, InputError
 from nnbook.ops.activations import Hardshrink, Softshrink
 from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
+from nnbook.ops.interpolate import Interpolate
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
 from nnbook.ops.norm import BatchNorm, InstanceNorm, RMSNorm
-from nnbook.ops.onedim import AdaptiveAvgPool1d, AdaptiveMaxPool1d, ConvTranspose1d
+from nnbook.ops.onedim import (
+    AdaptiveAvgPool1d,
+    AdaptiveMaxPool1d,
+    ConvTranspose1d,
+    MaxPool1d,
+    MaxUnpool1d,
+)
+from nnbook.ops.pool import MaxPool2d
 from nnbook.ops.softmax import LogSoftmax, Softmax
 from nnbook.ops.unfold import Fold, Unfold
+from nnbook.ops.unpool import MaxUnpool2d
 from nnbook.tensor import apply
 
 # (op, input specs): every op named in the docstring, with odd, non-square shapes
@@ -44,6 +54,13 @@ OPS = [
     (lambda: AdaptiveMaxPool1d(4), [((2, 3, 7), np.float64)]),
     (lambda: ConvTranspose1d(2, 1, 1, 2), [((2, 4, 7), np.float64), ((4, 3, 3), np.float64),
                                            ((6,), np.float64)]),
+    (lambda: MaxPool2d((3, 2), (2, 1), 1, return_indices=True), [((2, 3, 7, 5), np.float64)]),
+    (lambda: MaxPool1d(3, 2, return_indices=True), [((2, 3, 11), np.float32)]),
+    (lambda: MaxUnpool2d((3, 2), (2, 1), 1, (7, 5)), [((2, 3, 4, 6), np.float64),
+                                                      ((2, 3, 4, 6), np.int64)]),
+    (lambda: MaxUnpool1d(3, 2), [((2, 3, 5), np.float64), ((2, 3, 5), np.int64)]),
+    (lambda: Interpolate((9, 4), None, "bicubic", True), [((2, 3, 7, 5), np.float64)]),
+    (lambda: Interpolate(None, 1.7, "area", None, True), [((2, 3, 7), np.float32)]),
 ]
 
 

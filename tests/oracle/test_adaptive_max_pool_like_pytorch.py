@@ -52,8 +52,6 @@ def test_a_nan_window_outputs_nan_and_passes_no_gradient(rng):
      r"output_size must be an int or a pair"),
     (lambda: F.adaptive_max_pool2d(nb.randn(2, 3, 7, 5), 0), ShapeError,
      r"output_size must be at least 1"),
-    (lambda: F.adaptive_max_pool2d(nb.randn(2, 3, 7, 5), 2, return_indices=True), InputError,
-     r"return_indices=True is not supported"),
     (lambda: F.adaptive_max_pool2d(nb.tensor(np.zeros((2, 3, 7, 5), np.int64)), 2),
      DTypeError, r"floating point"),
 ])

@@ -62,6 +62,8 @@ from .pooling import (
     GlobalAvgPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from .shape import Flatten, Reshape, Unflatten, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .sparse import Embedding
@@ -126,4 +128,4 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
             "CircularPad1d", "CircularPad2d", "RMSNorm", "LocalResponseNorm", "GLU",
             "Hardshrink", "Softshrink", "Softmax2d", "ConvTranspose1d", "AdaptiveAvgPool1d",
-            "AdaptiveMaxPool1d"]
+            "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]

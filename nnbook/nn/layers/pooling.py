@@ -200,3 +200,48 @@ class GlobalAvgPool2d(Module):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, 1)
+
+
+class MaxUnpool2d(Module):
+    """Max pooling undone: each value back at the place ``MaxPool2d(..., return_indices=True)``
+    found it, zeros elsewhere.  H_out = (H - 1)*stride - 2*padding + kernel_size, unless
+    ``output_size`` is given to forward (the pooled input's size)."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        _check_windows("MaxUnpool2d", kernel_size, stride, padding)
+        self.kernel_size = pair(kernel_size, "kernel_size", "MaxUnpool2d")
+        self.stride = self.kernel_size if stride is None else pair(stride, "stride",
+                                                                   "MaxUnpool2d")
+        self.padding = pair(padding, "padding", "MaxUnpool2d")
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(Module):
+    """Max pooling of signals undone: each value back at its place along L, zeros elsewhere.
+    L_out = (L - 1)*stride - 2*padding + kernel_size, unless ``output_size`` is given."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        _check_signal_windows("MaxUnpool1d", kernel_size, stride, padding)
+        self.kernel_size = (single(kernel_size, "kernel_size", "MaxUnpool1d"),)
+        self.stride = (self.kernel_size if stride is None
+                       else (single(stride, "stride", "MaxUnpool1d"),))
+        self.padding = (single(padding, "padding", "MaxUnpool1d"),)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
