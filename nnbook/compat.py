@@ -193,6 +193,18 @@ DIFFERENCES = [
                "(InputError); use the returned tensor", "results are new tensors, so the "
                "graph stays easy to follow; ignoring `out=` would leave the tensor given with "
                "its old values"),
+    Difference("maths", "`heaviside` and `nextafter` are recorded, but their backward raises "
+               "\"derivative for aten::heaviside is not implemented\"", "both inputs get the "
+               "gradient 0", "both are flat between their jumps, like `floor`, whose "
+               "gradient is 0 in PyTorch too"),
+    Difference("maths", "`polygamma(1, x)` (trigamma) is finite at the poles x = -1, -2, ... "
+               "and good to about 1e-10 relative; `polygamma(n, inf)` is NaN for n >= 2",
+               "`polygamma(n, x)` is +-inf at every pole (the sign of (-1)**(n+1)), 0 at inf, "
+               "NaN at -inf, and right to a few units in the last place (so the gradient of "
+               "`digamma` differs from PyTorch's in the tenth digit)", "the limits are the "
+               "values; nnbook's sum of (x + k)**-(n+1) serves every n and every x alike"),
+    Difference("maths", "the gradient of `ldexp(x, e)` with a negative integer tensor `e` "
+               "is 0 (2**e taken in integers)", "x gets 2**e", "x * 2**e is linear in x"),
     # -- autograd ----------------------------------------------------------------------
     Difference("autograd", "`backward(create_graph=True)` records the backward for second "
                "derivatives", "it raises BackwardError: no second derivatives",
