@@ -18,6 +18,7 @@ from . import dtypes
 from .creation import cat, no_out, stack
 from .errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from .methods.maths import quotient, scaled
+from .methods.statistics import cumulative_trapezoid, trapezoid, trapz, vander
 from .ops import bins, explog, floats, ternary
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
@@ -79,6 +80,8 @@ METHODS = (
     "addmm", "addmv", "addr", "baddbmm", "addbmm", "kron", "cross", "rot90",
     # fused elementwise (methods/maths.py)
     "addcmul", "addcdiv",
+    # quantiles, extremes, norms of slices (methods/statistics.py)
+    "quantile", "nanquantile", "aminmax", "msort", "ravel", "dist", "renorm",
 )
 
 globals().update({name: _method(name) for name in METHODS})
@@ -465,4 +468,5 @@ __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract"
                            "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
                            "bucketize", "tensordot", "block_diag", "cartesian_prod",
                            "combinations", "polygamma", "float_power", "ldexp",
-                           "bitwise_left_shift", "bitwise_right_shift"]
+                           "bitwise_left_shift", "bitwise_right_shift", "trapezoid", "trapz",
+                           "cumulative_trapezoid", "vander"]
