@@ -156,9 +156,10 @@ DIFFERENCES = [
                "does) but their gradient is inf or NaN everywhere",
                "the same values, and the gradient of the variance over every element",
                "a gradient that is wrong for a correct program is a bug to leave out"),
-    Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
-               "tensor that requires grad records an op whose backward cannot run",
-               "`unique` always sorts, and its result never requires grad",
+    Difference("maths", "`unique(sorted=False)` may keep another order; `unique` and "
+               "`unique_consecutive` of a tensor that requires grad record an op whose "
+               "backward cannot run",
+               "`unique` always sorts, and neither result ever requires grad",
                "one order to explain; a gradient that fails later is worse than none"),
     Difference("maths", "`x.diagonal()` is a view: writing into it changes x",
                "it returns a copy; write a diagonal with `x[range(n), range(n)] = v`",

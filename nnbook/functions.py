@@ -81,7 +81,8 @@ METHODS = (
     # fused elementwise (methods/maths.py)
     "addcmul", "addcdiv",
     # quantiles, extremes, norms of slices (methods/statistics.py)
-    "quantile", "nanquantile", "aminmax", "msort", "ravel", "dist", "renorm",
+    "quantile", "nanquantile", "aminmax", "msort", "ravel", "dist", "renorm", "nanmedian",
+    "unique_consecutive",
 )
 
 globals().update({name: _method(name) for name in METHODS})

@@ -19,6 +19,7 @@ from ..ops.shape import Cat
 from .selection import order_of
 
 AminmaxResult = namedtuple("aminmax", ["min", "max"])
+NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
@@ -132,6 +133,47 @@ class Statistics:
         if dim is None:
             return AminmaxResult(self.amin(), self.amax())
         return AminmaxResult(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
+    def nanmedian(self, dim=None, keepdim=False):
+        """The median of the values that are not NaN (the lower of the middle two; NaN
+        where all are NaN); ``nanmedian(dim)`` gives (values, indices)."""
+        if dim is None:
+            if self.numel() == 0 and self._array.dtype.kind == "f":  # (as PyTorch: NaN)
+                return self.sum() * np.nan
+            return self.reshape(-1).nanmedian(0).values
+        a, d = np.atleast_1d(self._array), self._dim(dim, "nanmedian")
+        self._not_empty_along(d, "nanmedian")
+        n = a.shape[d]
+        valid = (n - np.isnan(a).sum(d, keepdims=True)) if a.dtype.kind == "f" else n
+        at = np.maximum(valid - 1, 0) // 2  # in the sorted order, where NaNs come last
+        at = np.broadcast_to(at, a.shape[:d] + (1,) + a.shape[d + 1:])
+        return self._picked(np.take_along_axis(order_of(a, d), at, d), d, keepdim,
+                            NanmedianResult)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Each run of equal elements (or, along ``dim``, of equal slices) kept once;
+        optionally which run each element belongs to and how long each run is."""
+        a = self._array
+        if dim is None:
+            rows, shape = a.reshape(-1, 1), a.shape
+        else:
+            d = self._dim(dim, "unique_consecutive")
+            moved = np.moveaxis(np.atleast_1d(a), d, 0)
+            rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+            shape = (moved.shape[0],)
+        starts = np.ones(len(rows), dtype=bool)  # where a new run starts
+        starts[1:] = (rows[1:] != rows[:-1]).any(1)
+        if dim is None:
+            values = a.reshape(-1)[starts]
+        else:
+            values = np.moveaxis(moved[starts], 0, d)
+        results = [self._new(values)]
+        if return_inverse:
+            results.append(self._new((np.cumsum(starts) - 1).reshape(shape).astype(np.int64)))
+        if return_counts:
+            ends = np.append(np.flatnonzero(starts), len(rows))
+            results.append(self._new(np.diff(ends).astype(np.int64)))
+        return results[0] if len(results) == 1 else tuple(results)
 
     def msort(self):
         """The tensor sorted along dim 0."""

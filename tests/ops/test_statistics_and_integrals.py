@@ -55,6 +55,35 @@ def test_gradients_pass_gradcheck(rng, fn):
     assert nb.autograd.gradcheck(fn, (x,))
 
 
+def test_nanmedian_skips_nan_and_picks_the_lower_middle(rng):
+    a = rng.standard_normal((7, 6))
+    a[rng.random(a.shape) < 0.3] = np.nan
+    a[0] = np.nan
+    values, indices = nb.nanmedian(nb.tensor(a), 1)
+    for row, value, index in zip(a, values.numpy(), indices.numpy()):
+        kept = np.sort(row[~np.isnan(row)])
+        if len(kept) == 0:
+            assert np.isnan(value) and np.isnan(row[index])
+        else:
+            assert value == kept[(len(kept) - 1) // 2] == row[index]
+    x = nb.tensor([1.0, np.nan, 4.0, 3.0], requires_grad=True)
+    nb.nanmedian(x).backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0]
+    assert np.isnan(nb.nanmedian(nb.ones(0)).item())
+
+
+def test_unique_consecutive_keeps_each_run_once():
+    x = nb.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    values, inverse, counts = nb.unique_consecutive(x, return_inverse=True, return_counts=True)
+    assert values.tolist() == [1, 2, 3, 1, 2] and counts.tolist() == [2, 2, 1, 2, 1]
+    assert inverse.tolist() == [0, 0, 1, 1, 2, 3, 3, 4]
+    rows = nb.tensor([[1, 2], [1, 2], [2, 2]])
+    assert rows.unique_consecutive(dim=0).tolist() == [[1, 2], [2, 2]]
+    assert rows.unique_consecutive(dim=1, return_counts=True)[1].tolist() == [1, 1]
+    nans = nb.unique_consecutive(nb.tensor([np.nan, np.nan]))
+    assert nans.shape == (2,)  # NaN is not equal to NaN: two runs
+
+
 def test_the_others_against_numpy(rng):
     a = rng.standard_normal((7, 5))
     x = nb.tensor(a)

@@ -19,6 +19,15 @@ def with_nans(*shape):
     return make
 
 
+def some_nans(*shape):
+    """Normal values with about a quarter NaN, never a whole slice."""
+    def make(rng):
+        a = rng.standard_normal(shape)
+        a[(rng.random(shape) < 0.25) & (np.arange(shape[-1]) > 1)] = np.nan
+        return a
+    return make
+
+
 def with_ties(*shape):
     return lambda rng: rng.integers(-3, 4, shape).astype(np.float64)
 
@@ -55,6 +64,31 @@ CASES = {
     "aminmax_ties_and_ints": ([with_ties(7, 5), ints(-9, 9, 7, 5)],
                               lambda m, x, i: (tuple(m.aminmax(x, dim=1)),
                                                tuple(m.aminmax(i)), tuple(i.aminmax(dim=0)))),
+    "nanmedian": ([some_nans(7, 5)], lambda m, x: (tuple(m.nanmedian(x, 1)),
+                                                   tuple(x.nanmedian(0, keepdim=True)),
+                                                   m.nanmedian(x), tuple(m.nanmedian(x, -1)))),
+    # (which NaN's index an all-NaN slice gives is the sort's choice: values only there)
+    "nanmedian_all_nan_slice": ([with_nans(7, 5)], lambda m, x: (m.nanmedian(x, 1).values,
+                                                                 m.nanmedian(x))),
+    "nanmedian_ints_zero_dim_empty": ([ints(-5, 5, 7, 5), value(np.array(2.5)), normal(0)],
+                                      lambda m, i, s, e: (tuple(m.nanmedian(i, 0)),
+                                                          m.nanmedian(i), tuple(s.nanmedian(0)),
+                                                          m.nanmedian(s), m.nanmedian(e))),
+    "unique_consecutive": ([with_ties(7, 5)],
+                           lambda m, x: (m.unique_consecutive(x),
+                                         m.unique_consecutive(x, return_inverse=True,
+                                                              return_counts=True),
+                                         x.unique_consecutive(return_counts=True, dim=0),
+                                         m.unique_consecutive(x.round() * 0 + x[:, :1] > 0,
+                                                              return_inverse=True, dim=-2))),
+    "unique_consecutive_rows": ([value(np.array([[1, 2], [1, 2], [3, 4], [1, 2], [1, 2]]))],
+                                lambda m, x: (m.unique_consecutive(x, return_inverse=True,
+                                                                   return_counts=True, dim=0),
+                                              m.unique_consecutive(x, return_counts=True,
+                                                                   dim=1))),
+    "unique_consecutive_zero_dim": ([value(np.array(4))],
+                                    lambda m, x: m.unique_consecutive(x, return_inverse=True,
+                                                                      return_counts=True)),
     "msort_ravel": ([normal(7, 5), ints(-9, 9, 3, 5)],
                     lambda m, x, i: (m.msort(x), x.msort(), m.msort(i), m.ravel(x), i.ravel(),
                                      x.t().ravel())),
@@ -86,9 +120,12 @@ CASES = {
 
 # Compared by value only: a quantile of a slice with a NaN is NaN, and its gradient goes to
 # the NaN sorted last, which differs between sorts that order NaNs differently (nnbook's
-# rule is tested in test_statistics_and_integrals.py); PyTorch 2.13's vander has no
-# working backward (it raises "modified by an inplace operation").
-VALUES_ONLY = {"quantile_nans", "vander", "vander_zeros"}
+# rule is tested in test_statistics_and_integrals.py), and so does nanmedian's of an
+# all-NaN slice; PyTorch 2.13's vander has no working backward (it raises "modified by an
+# inplace operation"); unique_consecutive's values carry no gradient in nnbook, as
+# unique's (PyTorch records them but has no backward).
+VALUES_ONLY = {"quantile_nans", "vander", "vander_zeros", "nanmedian_all_nan_slice",
+               "unique_consecutive"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
