@@ -156,6 +156,11 @@ def xlogy(input, other):
 
 def polygamma(n, input):
     """The n-th derivative of digamma at ``input`` (note the order: n first)."""
+    if isinstance(n, Tensor) and not isinstance(input, Tensor):
+        raise ArgumentError(message(
+            f"polygamma takes n first, then the tensor; got a tensor for n and "
+            f"{input!r:.20} for input.", where="nb.polygamma",
+            hint=f"swap them: nb.polygamma({input!r:.20}, x)."))
     _tensors("nb.polygamma", input=input)
     return input.polygamma(n)
 

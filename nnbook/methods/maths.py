@@ -227,6 +227,18 @@ class Maths:
 
     __lshift__, __rshift__ = bitwise_left_shift, bitwise_right_shift
 
+    def __rlshift__(self, other):  # 3 << x
+        return self._shifted_by_self(other, "bitwise_left_shift")
+
+    def __rrshift__(self, other):  # 300 >> x
+        return self._shifted_by_self(other, "bitwise_right_shift")
+
+    def _shifted_by_self(self, number, kind):
+        """``number`` shifted by this tensor's counts; an int keeps this tensor's dtype."""
+        dtype = self._array.dtype if isinstance(number, int) and self._array.dtype.kind in "iu" \
+            else None
+        return self._new(np.asarray(number, dtype=dtype))._binary(floats.WholeNumbers(kind), self)
+
     # -- trigonometric and hyperbolic -----------------------------------------------------
     def sin(self):
         return self._op(trig.Sin(), self._floating())
