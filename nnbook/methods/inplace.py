@@ -10,6 +10,8 @@ generator; like PyTorch, they are meant for ``with nb.no_grad():`` (initialisati
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ArgumentError, DTypeError, ShapeError, message
@@ -110,6 +112,34 @@ class InPlace:
 
     def sinc_(self):
         return self._write(special.Sinc(), name="sinc_")
+
+    def mvlgamma_(self, p):
+        if self._array.dtype.kind != "f":
+            raise DTypeError(message(
+                f"mvlgamma_: the result is floating point, which cannot be stored in this "
+                f"{self.dtype.name} tensor.", where="Tensor.mvlgamma_",
+                hint="convert first (x = x.float()), or use y = x.mvlgamma(p)."))
+        return self.copy_(self.mvlgamma(p))
+
+    def deg2rad_(self):
+        return self._write(ew.Mul(), math.pi / 180, name="deg2rad_")
+
+    def rad2deg_(self):
+        return self._write(ew.Mul(), 180 / math.pi, name="rad2deg_")
+
+    def float_power_(self, exponent):
+        """self ** exponent in float64: self must be float64 already (as in PyTorch)."""
+        if self._array.dtype != np.float64:
+            raise DTypeError(message(
+                f"float_power_ computes in float64, which cannot be stored in this "
+                f"{self.dtype.name} tensor (as in PyTorch).", where="Tensor.float_power_",
+                hint="use the out-of-place form: y = x.float_power(e), or x = x.double() "
+                "first."))
+        return self.pow_(exponent.double() if self._is_tensor(exponent) else exponent)
+
+    def heaviside_(self, values):
+        require_tensors(self, "Tensor.heaviside_", values=values)
+        return self._write(floats.Heaviside(), values, name="heaviside_")
 
     def copysign_(self, other):
         return self._write(floats.Copysign(), other, name="copysign_")

@@ -196,7 +196,10 @@ def test_in_place_forms_match_torch(rng):
     b = rng.standard_normal(5)
     for name, args in [("lgamma_", ()), ("digamma_", ()), ("polygamma_", (2,)), ("i0_", ()),
                        ("sinc_", ()), ("logit_", ()), ("logit_", (0.2,)),
-                       ("copysign_", (b,)), ("ldexp_", (b,)), ("nextafter_", (b,))]:
+                       ("copysign_", (b,)), ("ldexp_", (b,)), ("nextafter_", (b,)),
+                       ("mvlgamma_", (2,)), ("deg2rad_", ()), ("rad2deg_", ()),
+                       ("float_power_", (1.5,)), ("float_power_", (b,)),
+                       ("heaviside_", (b,))]:
         mine, theirs = nb.tensor(a / 5 if name == "logit_" else a), torch.tensor(
             a / 5 if name == "logit_" else a)
         result = getattr(mine, name)(*[nb.tensor(v) if isinstance(v, np.ndarray) else v
