@@ -160,31 +160,37 @@ def bessel_i(nu: int, x: np.ndarray, scaled: bool) -> np.ndarray:
     """The modified Bessel function I_nu(x) for nu = 0 or 1; times exp(-|x|) if ``scaled``.
 
     For |x| <= 20, the power series I_nu(x) = sum_k (x/2)**(2k+nu) / (k! (k+nu)!), whose
-    terms are all positive (80 terms: the last is below 1e-30 of the sum).  Beyond, the
+    terms are all positive (80 terms: the last is below 1e-30 of the sum), summed in
+    numpy's longdouble: each term carries the rounding of the k steps that made it, and
+    the extra digits (on x86, 11 bits) absorb them.  Beyond, the
     asymptotic expansion
         I_nu(x) = e**x / sqrt(2 pi x) sum_k (-1)**k a_k / x**k,
         a_k = prod_j=1..k (4 nu**2 - (2j - 1)**2) / (8j),
-    whose terms shrink until k is about 2x (30 terms: the last is below 1e-17).
+    whose terms shrink until k is about 2x (30 terms: the last is below 1e-17), also in
+    longdouble (e**x too, which is then finite up to x = 11356 before the result is cast).
     I0 is even and I1 odd."""
     x = _f64(x)
     a = np.abs(x)
     near = a <= 20
-    q = np.where(near, a, 0.0) ** 2 / 4
-    term = (np.where(near, a, 0.0) / 2) ** nu / math.factorial(nu)
+    half = np.where(near, a, 0.0).astype(np.longdouble) / 2  # (extra digits where the
+    q = half * half                                          # platform has them)
+    term = half ** nu / math.factorial(nu)
     series = term
     for k in range(1, 80):
         term = term * q / (k * (k + nu))
         series = series + term
+    series = series.astype(np.float64)
     if scaled:
         series = series * np.exp(-a)
-    far = np.where(near, 21.0, a)
+    far = np.where(near, 21.0, a).astype(np.longdouble)
     coefficient, total = 1.0, 1.0
     for k in range(1, 31):
         coefficient *= (4 * nu * nu - (2 * k - 1) ** 2) / (8 * k)
         total = total + (-1) ** k * coefficient / far ** k
     growth = 1.0 if scaled else np.exp(far)
     with np.errstate(over="ignore", invalid="ignore"):
-        asymptotic = growth / np.sqrt(2 * math.pi * far) * total
+        asymptotic = (growth / np.sqrt(2 * np.longdouble(math.pi) * far) * total).astype(
+            np.float64)
     result = np.where(near, series, asymptotic)
     if nu == 1:
         result = np.copysign(result, x)
