@@ -57,10 +57,11 @@ def digamma(x: np.ndarray) -> np.ndarray:
     is exact to rounding with the eight terms used (the next is below 1e-17).  Smaller
     positive x is first carried up by the recurrence psi(x) = psi(x + 1) - 1/x.  Negative
     x is reflected: psi(x) = psi(1 - x) - pi / tan(pi x), where tan is taken of x minus
-    its nearest integer (exact) so that large x keep their digits."""
+    its nearest integer (exact) so that large x keep their digits.  The sums run in
+    numpy's longdouble, whose extra digits (on x86) absorb their roundings."""
     x = _f64(x)
     negative = x < 0
-    z = np.where(negative, 1 - x, x)
+    z = np.where(negative, 1 - x, x).astype(np.longdouble)  # (extra digits for the sums)
     shifted = np.zeros_like(z)
     small = z < 10
     while small.any():  # psi(z) = psi(z + 1) - 1/z
@@ -74,8 +75,9 @@ def digamma(x: np.ndarray) -> np.ndarray:
         power = power * inv2
     result = np.log(z) - 0.5 / z - series - shifted
     fraction = x - np.round(x)
-    reflected = result - math.pi / np.tan(math.pi * fraction)
-    result = np.where(negative, reflected, result)
+    pi = np.longdouble("3.14159265358979323846264338327950288")
+    reflected = result - pi / np.tan(pi * fraction)
+    result = np.where(negative, reflected, result).astype(np.float64)
     result = np.where(negative & (fraction == 0), np.nan, result)  # the poles -1, -2, ...
     return np.where(x == 0, -np.copysign(np.inf, x), result)  # psi(+-0) = -+inf
 
@@ -87,14 +89,15 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     The first terms of zeta's sum are added directly until x + k >= 20 + 2n, the rest by
     the Euler-Maclaurin expansion
         zeta(s, z) = z**(1-s)/(s-1) + z**-s/2 + sum_j B_2j/(2j)! s(s+1)...(s+2j-2) z**(1-s-2j)
-    (ten terms).  The direct sum holds for negative x too (away from the poles)."""
+    (ten terms), in longdouble as digamma.  The direct sum holds for negative x too (away
+    from the poles), where its terms of both signs cancel."""
     if n == 0:
         return digamma(x)
     x = _f64(x)
     s = n + 1
     start = 20.0 + 2 * n
-    z = np.where(np.isfinite(x), x, start)
-    direct = np.zeros_like(z)
+    z = np.where(np.isfinite(x), x, start).astype(np.longdouble)  # (extra digits: the
+    direct = np.zeros_like(z)                                      # sum may cancel)
     small = z < start
     while small.any():
         direct = np.where(small, direct + np.where(small, z, 1) ** -s, direct)
@@ -108,7 +111,7 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
         factorial *= (2 * j + 1) * (2 * j + 2)
         power = power / (z * z)
     factorial = float(math.factorial(n)) if n <= 170 else math.inf  # (171! overflows)
-    result = (-1) ** (n + 1) * factorial * (direct + tail)
+    result = (-1) ** (n + 1) * factorial * (direct + tail).astype(np.float64)
     pole = (x <= 0) & (x == np.floor(x))
     result = np.where(pole, (-1) ** (n + 1) * np.inf, result)
     result = np.where(x == np.inf, 0.0, result)
