@@ -95,6 +95,8 @@ CASES = {
     "dist": ([normal(7, 5), normal(5)], lambda m, a, b: (m.dist(a, b), a.dist(b, 1),
                                                          m.dist(a, b, 3.5),
                                                          m.dist(a, b, float("inf")))),
+    "dist_zero": ([normal(7, 5), value(np.array([0.0, 1.0, 0.0, -2.0, 0.5]))],
+                  lambda m, a, b: (m.dist(a * (a > 0), b, 0), a.dist(b, -float("inf")))),
     "renorm": ([normal(3, 7, 5)], lambda m, x: (m.renorm(x, 2, 0, 2.0), x.renorm(1, -1, 3.0),
                                                 m.renorm(x, 3, 1, 1.5))),
     "trapezoid": ([normal(7, 5), positive(5), normal(7, 5)],
@@ -123,9 +125,10 @@ CASES = {
 # rule is tested in test_statistics_and_integrals.py), and so does nanmedian's of an
 # all-NaN slice; PyTorch 2.13's vander has no working backward (it raises "modified by an
 # inplace operation"); unique_consecutive's values carry no gradient in nnbook, as
-# unique's (PyTorch records them but has no backward).
+# unique's (PyTorch records them but has no backward); PyTorch's backward of dist with
+# p=0 raises "Expected a proper Tensor but got None".
 VALUES_ONLY = {"quantile_nans", "vander", "vander_zeros", "nanmedian_all_nan_slice",
-               "unique_consecutive"}
+               "unique_consecutive", "dist_zero"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
