@@ -138,7 +138,7 @@ __version__ = "0.1.0"
 
 # Loaded on first use (PEP 562), so `import nnbook` stays close to `import numpy`.
 _LAZY_MODULES = ("nn", "optim", "inspect", "serialization", "data", "widgets", "utils",
-                 "cuda", "backends", "amp", "accelerator", "distributions", "linalg")
+                 "cuda", "backends", "amp", "accelerator", "distributions", "linalg", "special")
 _LAZY_NAMES = {
     "gradcheck": ("autograd.gradchecking", "gradcheck"),
     "gradcheck_report": ("autograd.gradchecking", "gradcheck_report"),

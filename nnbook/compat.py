@@ -169,9 +169,10 @@ DIFFERENCES = [
                "does) but their gradient is inf or NaN everywhere",
                "the same values, and the gradient of the variance over every element",
                "a gradient that is wrong for a correct program is a bug to leave out"),
-    Difference("maths", "`unique(sorted=False)` may keep another order; `unique` of a "
-               "tensor that requires grad records an op whose backward cannot run",
-               "`unique` always sorts, and its result never requires grad",
+    Difference("maths", "`unique(sorted=False)` may keep another order; `unique` and "
+               "`unique_consecutive` of a tensor that requires grad record an op whose "
+               "backward cannot run",
+               "`unique` always sorts, and neither result ever requires grad",
                "one order to explain; a gradient that fails later is worse than none"),
     Difference("maths", "`x.diagonal()` is a view: writing into it changes x",
                "it returns a copy; write a diagonal with `x[range(n), range(n)] = v`",
@@ -216,6 +217,18 @@ DIFFERENCES = [
                "(InputError); use the returned tensor", "results are new tensors, so the "
                "graph stays easy to follow; ignoring `out=` would leave the tensor given with "
                "its old values"),
+    Difference("maths", "`heaviside` and `nextafter` are recorded, but their backward raises "
+               "\"derivative for aten::heaviside is not implemented\"", "both inputs get the "
+               "gradient 0", "both are flat between their jumps, like `floor`, whose "
+               "gradient is 0 in PyTorch too"),
+    Difference("maths", "`polygamma(1, x)` (trigamma) is finite at the poles x = -1, -2, ... "
+               "and good to about 1e-10 relative; `polygamma(n, inf)` is NaN for n >= 2",
+               "`polygamma(n, x)` is +-inf at every pole (the sign of (-1)**(n+1)), 0 at inf, "
+               "NaN at -inf, and right to a few units in the last place (so the gradient of "
+               "`digamma` differs from PyTorch's in the tenth digit)", "the limits are the "
+               "values; nnbook's sum of (x + k)**-(n+1) serves every n and every x alike"),
+    Difference("maths", "the gradient of `ldexp(x, e)` with a negative integer tensor `e` "
+               "is 0 (2**e taken in integers)", "x gets 2**e", "x * 2**e is linear in x"),
     # -- autograd ----------------------------------------------------------------------
     Difference("autograd", "`backward(create_graph=True)` records the backward for second "
                "derivatives", "it raises BackwardError: no second derivatives",

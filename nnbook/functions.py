@@ -19,7 +19,8 @@ from . import dtypes
 from .creation import cat, no_out, stack
 from .errors import ArgumentError, DTypeError, InputError, ShapeError, fmt_shape, message
 from .methods.maths import quotient, scaled
-from .ops import bins, explog, ternary
+from .methods.statistics import cumulative_trapezoid, trapezoid, trapz, vander
+from .ops import bins, explog, floats, ternary
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
 from .ops import shape as shape_ops
@@ -52,6 +53,10 @@ METHODS = (
     "round", "frac", "clamp_min", "clamp_max", "maximum", "minimum", "lerp", "erfc", "erfinv",
     "logaddexp", "logaddexp2", "hypot", "fmod", "nan_to_num", "erfc_", "xlogy_",
     "nan_to_num_",
+    # special functions and the parts of numbers (methods/maths.py)
+    "lgamma", "digamma", "mvlgamma", "i0", "sinc", "deg2rad", "rad2deg", "frexp", "copysign",
+    "heaviside", "nextafter", "gcd", "lcm", "logit_", "i0_", "sinc_", "ldexp_", "gcd_",
+    "lcm_",
     # reductions (methods/reductions.py)
     "prod", "cumsum", "cumprod", "var", "std", "logsumexp", "norm", "count_nonzero", "min",
     "amax", "amin", "argmin", "median", "kthvalue", "mode", "nansum", "nanmean", "diff",
@@ -79,6 +84,9 @@ METHODS = (
     # functions of whole matrices (methods/linalg.py)
     "det", "slogdet", "logdet", "inverse", "pinverse", "matrix_power", "cholesky", "qr", "svd",
     "cov", "corrcoef",
+    # quantiles, extremes, norms of slices (methods/statistics.py)
+    "quantile", "nanquantile", "aminmax", "msort", "ravel", "dist", "renorm", "nanmedian",
+    "unique_consecutive",
 )
 
 globals().update({name: _method(name) for name in METHODS})
@@ -148,6 +156,40 @@ def floor_divide(input, other):
 def xlogy(input, other):
     """input * log(other), 0 where input is 0; either may be a number."""
     return _binary(explog.Xlogy(), input, other)
+
+
+def polygamma(n, input):
+    """The n-th derivative of digamma at ``input`` (note the order: n first)."""
+    if isinstance(n, Tensor) and not isinstance(input, Tensor):
+        raise ArgumentError(message(
+            f"polygamma takes n first, then the tensor; got a tensor for n and "
+            f"{input!r:.20} for input.", where="nb.polygamma",
+            hint=f"swap them: nb.polygamma({input!r:.20}, x)."))
+    _tensors("nb.polygamma", input=input)
+    return input.polygamma(n)
+
+
+def float_power(input, exponent):
+    """input ** exponent in float64; either may be a number."""
+    if isinstance(input, Tensor):
+        return input.float_power(exponent)
+    _tensors("nb.float_power", exponent=exponent)
+    return exponent.double().__rpow__(input)
+
+
+def ldexp(input, other):
+    """input * 2**other."""
+    return _binary(floats.Ldexp(), input, other)
+
+
+def bitwise_left_shift(input, other):
+    """input << other, on integers; either may be a number."""
+    return _binary(floats.WholeNumbers("bitwise_left_shift"), input, other)
+
+
+def bitwise_right_shift(input, other):
+    """input >> other, on integers; either may be a number."""
+    return _binary(floats.WholeNumbers("bitwise_right_shift"), input, other)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -453,4 +495,6 @@ __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract"
                            "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean",
                            "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
                            "bucketize", "tensordot", "block_diag", "cartesian_prod",
-                           "combinations", "chain_matmul"]
+                           "combinations", "chain_matmul", "polygamma", "float_power", "ldexp",
+                           "bitwise_left_shift", "bitwise_right_shift", "trapezoid", "trapz",
+                           "cumulative_trapezoid", "vander"]

@@ -44,6 +44,7 @@ from .methods import (
     Reductions,
     Selection,
     Shapes,
+    Statistics,
 )
 from .ops import elementwise as ew
 from .ops import indexing, linalg
@@ -171,7 +172,7 @@ class RemovableHandle:
 # ---------------------------------------------------------------------------
 
 class Tensor(Conversion, Maths, Reductions, Shapes, Comparisons, Selection, Linalg, InPlace,
-             Factories, Memory):
+             Factories, Memory, Statistics):
     """An n-dimensional array with optional gradient tracking (PyTorch's names).
 
     >>> x = nb.tensor([1.0, 2.0, 3.0], requires_grad=True)

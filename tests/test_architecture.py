@@ -22,7 +22,7 @@ FLOORS = [
     ["nnbook.kernels"],
     ["nnbook.autograd.engine", "nnbook.autograd.saved", "nnbook.printing", "nnbook.tensor",
      "nnbook.random", "nnbook.creation", "nnbook.autograd.numerical", "nnbook.methods",
-     "nnbook.functions", "nnbook.tensor_types", "nnbook.linalg"],
+     "nnbook.functions", "nnbook.tensor_types", "nnbook.linalg", "nnbook.special"],
     ["nnbook.autograd"],
     ["nnbook.nn", "nnbook.optim", "nnbook.serialization", "nnbook.data", "nnbook.sequence_data",
      "nnbook.utils", "nnbook.distributions"],

@@ -14,6 +14,8 @@ from .memory import Memory
 from .reductions import MaxResult, MinResult, Reductions
 from .selection import Selection
 from .shapes import Shapes
+from .statistics import Statistics
 
 __all__ = ["Comparisons", "Conversion", "Factories", "InPlace", "Linalg", "Maths",
-           "MaxResult", "Memory", "MinResult", "Reductions", "Selection", "Shapes"]
+           "MaxResult", "Memory", "MinResult", "Reductions", "Selection", "Shapes",
+           "Statistics"]

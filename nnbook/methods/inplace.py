@@ -10,12 +10,15 @@ generator; like PyTorch, they are meant for ``with nb.no_grad():`` (initialisati
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ArgumentError, DTypeError, ShapeError, message
 from ..ops import elementwise as ew
-from ..ops import explog, indexing, linalg, rounding, selection, ternary, trig
+from ..ops import explog, floats, indexing, linalg, rounding, selection, special, ternary, trig
 from ..random import numpy_generator
+from .maths import _order
 from .operands import numpy_dim, require_tensors
 
 
@@ -90,6 +93,76 @@ class InPlace:
 
     def lerp_(self, end, weight):
         return self._write(ternary.Lerp(), end, weight, name="lerp_")
+
+    def logit_(self, eps=None):
+        return self._write(explog.Logit(eps), name="logit_")
+
+    def lgamma_(self):
+        return self._write(special.Lgamma(), name="lgamma_")
+
+    def digamma_(self):
+        return self._write(special.Digamma(), name="digamma_")
+
+    def polygamma_(self, n):
+        return self._write(special.Polygamma(_order(n, where="Tensor.polygamma_")),
+                           name="polygamma_")
+
+    def i0_(self):
+        return self._write(special.BesselI(0), name="i0_")
+
+    def sinc_(self):
+        return self._write(special.Sinc(), name="sinc_")
+
+    def mvlgamma_(self, p):
+        if self._array.dtype.kind != "f":
+            raise DTypeError(message(
+                f"mvlgamma_: the result is floating point, which cannot be stored in this "
+                f"{self.dtype.name} tensor.", where="Tensor.mvlgamma_",
+                hint="convert first (x = x.float()), or use y = x.mvlgamma(p)."))
+        return self.copy_(self.mvlgamma(p))
+
+    def deg2rad_(self):
+        return self._write(ew.Mul(), math.pi / 180, name="deg2rad_")
+
+    def rad2deg_(self):
+        return self._write(ew.Mul(), 180 / math.pi, name="rad2deg_")
+
+    def float_power_(self, exponent):
+        """self ** exponent in float64: self must be float64 already (as in PyTorch)."""
+        if self._array.dtype != np.float64:
+            raise DTypeError(message(
+                f"float_power_ computes in float64, which cannot be stored in this "
+                f"{self.dtype.name} tensor (as in PyTorch).", where="Tensor.float_power_",
+                hint="use the out-of-place form: y = x.float_power(e), or x = x.double() "
+                "first."))
+        return self.pow_(exponent.double() if self._is_tensor(exponent) else exponent)
+
+    def heaviside_(self, values):
+        require_tensors(self, "Tensor.heaviside_", values=values)
+        return self._write(floats.Heaviside(), values, name="heaviside_")
+
+    def copysign_(self, other):
+        return self._write(floats.Copysign(), other, name="copysign_")
+
+    def ldexp_(self, other):
+        return self._write(floats.Ldexp(), other, name="ldexp_")
+
+    def nextafter_(self, other):
+        return self._write(floats.Nextafter(), other, name="nextafter_")
+
+    def gcd_(self, other):
+        return self._write(floats.WholeNumbers("gcd"), other, name="gcd_")
+
+    def lcm_(self, other):
+        return self._write(floats.WholeNumbers("lcm"), other, name="lcm_")
+
+    def bitwise_left_shift_(self, other):
+        return self._write(floats.WholeNumbers("bitwise_left_shift"), other, name="<<=")
+
+    def bitwise_right_shift_(self, other):
+        return self._write(floats.WholeNumbers("bitwise_right_shift"), other, name=">>=")
+
+    __ilshift__, __irshift__ = bitwise_left_shift_, bitwise_right_shift_
 
     def erfc_(self):
         return self._write(explog.Erfc(), name="erfc_")

@@ -7,15 +7,19 @@ as in PyTorch; rounding, ``abs``, ``sign``, ``square`` and ``neg`` keep integers
 """
 from __future__ import annotations
 
+import math
 import numbers
+from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes
 from ..errors import InputError, message
 from ..ops import elementwise as ew
-from ..ops import explog, rounding, softmax, ternary, trig
+from ..ops import explog, floats, rounding, softmax, special, ternary, trig
 from .operands import promoted, require_tensors
+
+FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])
 
 
 def scaled(a, b, alpha, where):
@@ -142,6 +146,98 @@ class Maths:
     def logaddexp2(self, other):
         """log2(2**self + 2**other), without overflow."""
         return self._binary(explog.LogAddExp2(), other)
+
+    # -- special functions (ops/special.py) --------------------------------------------
+    def lgamma(self):
+        """log|Gamma(x)|; its derivative is digamma."""
+        return self._op(special.Lgamma(), self._floating())
+
+    def digamma(self):
+        """psi(x) = d/dx log Gamma(x)."""
+        return self._op(special.Digamma(), self._floating())
+
+    def polygamma(self, n):
+        """The n-th derivative of digamma at x (``x.polygamma(n)`` is nb.polygamma(n, x))."""
+        return self._op(special.Polygamma(_order(n)), self._floating())
+
+    def mvlgamma(self, p):
+        """The log of the multivariate gamma function of dimension ``p``:
+        p(p-1)/4 log pi + sum_j=0..p-1 lgamma(x - j/2)."""
+        p = _order(p, "p", "Tensor.mvlgamma", 1)
+        x = self._floating()
+        halves = self._new(-np.arange(p, dtype=x._array.dtype) / 2)  # 0, -1/2, -1, ...
+        return (x.unsqueeze(-1) + halves).lgamma().sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+
+    def i0(self):
+        """Bessel's modified function of order 0."""
+        return self._op(special.BesselI(0), self._floating())
+
+    def sinc(self):
+        """sin(pi x) / (pi x), 1 at x = 0."""
+        return self._op(special.Sinc(), self._floating())
+
+    def deg2rad(self):
+        return self._floating() * (math.pi / 180)
+
+    def rad2deg(self):
+        return self._floating() * (180 / math.pi)
+
+    def float_power(self, exponent):
+        """self ** exponent computed in float64, whatever the dtypes."""
+        if self._is_tensor(exponent):
+            exponent = exponent.double()
+        return self.double().pow(exponent)
+
+    def frexp(self):
+        """(mantissa, exponent) with self = mantissa * 2**exponent, |mantissa| in [0.5, 1)."""
+        op = floats.Frexp()
+        mantissa = self._op(op, self)
+        return FrexpResult(mantissa, self._new(op.exponent))
+
+    def ldexp(self, other):
+        """self * 2**other."""
+        return self._binary(floats.Ldexp(), other)
+
+    def copysign(self, other):
+        """|self| with the sign of ``other``."""
+        return self._binary(floats.Copysign(), other)
+
+    def heaviside(self, values):
+        """0 where self < 0, 1 where self > 0, ``values`` where self == 0."""
+        require_tensors(self, "Tensor.heaviside", values=values)
+        return self._binary(floats.Heaviside(), values)
+
+    def nextafter(self, other):
+        """The next float after self toward ``other``."""
+        return self._binary(floats.Nextafter(), other)
+
+    def gcd(self, other):
+        return self._binary(floats.WholeNumbers("gcd"), other)
+
+    def lcm(self, other):
+        return self._binary(floats.WholeNumbers("lcm"), other)
+
+    def bitwise_left_shift(self, other):
+        """self << other: times 2**other, on integers."""
+        return self._binary(floats.WholeNumbers("bitwise_left_shift"), other)
+
+    def bitwise_right_shift(self, other):
+        """self >> other: floor division by 2**other, on integers."""
+        return self._binary(floats.WholeNumbers("bitwise_right_shift"), other)
+
+    __lshift__, __rshift__ = bitwise_left_shift, bitwise_right_shift
+
+    def __rlshift__(self, other):  # 3 << x
+        return self._shifted_by_self(other, "bitwise_left_shift")
+
+    def __rrshift__(self, other):  # 300 >> x
+        return self._shifted_by_self(other, "bitwise_right_shift")
+
+    def _shifted_by_self(self, number, kind):
+        """``number`` shifted by this tensor's counts; an int keeps this tensor's dtype."""
+        dtype = self._array.dtype if isinstance(number, int) and self._array.dtype.kind in "iu" \
+            else None
+        return self._new(np.asarray(number, dtype=dtype))._binary(floats.WholeNumbers(kind), self)
 
     # -- trigonometric and hyperbolic -----------------------------------------------------
     def sin(self):
@@ -292,6 +388,16 @@ class Maths:
     def addcdiv(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 / tensor2 (all three broadcast)."""
         return _fused(self, ternary.Addcdiv, tensor1, tensor2, value)
+
+
+def _order(n, name="n", where="nb.polygamma", least=0) -> int:
+    """polygamma's n (or mvlgamma's p): a whole number, at least ``least``."""
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < least:
+        raise InputError(message(
+            f"{name} must be a whole number >= {least}, got {n!r}.", where=where,
+            hint="polygamma(n, x) is the n-th derivative of digamma: n = 0, 1, 2, ..."
+            if name == "n" else "p is the dimension of the multivariate gamma function."))
+    return int(n)
 
 
 def _fused(x, make_op, tensor1, tensor2, value):

@@ -13,6 +13,7 @@ from nnbook.ops import (
     decompositions,
     einsum,
     explog,
+    floats,
     indexing,
     linalg,
     logical,
@@ -20,6 +21,7 @@ from nnbook.ops import (
     reduce,
     rounding,
     selection,
+    special,
     statistics,
     ternary,
     trig,
@@ -124,6 +126,20 @@ OPS = [
     *[(lambda c=c, mode=mode: c(mode), [((2, s, 5), F64)]) for c in (
         decompositions.QrQ, decompositions.QrR) for mode in ("reduced", "complete")
       for s in (3, 5)],
+    *[(lambda c=c: c(), [X]) for c in (
+        special.Lgamma, special.Digamma, special.Sinc, special.Erfcx, special.Ndtr,
+        special.LogNdtr, special.Entr, floats.Frexp)],
+    (lambda: special.Polygamma(2), [X]),
+    (lambda: special.BesselI(0), [X]),
+    (lambda: special.BesselI(1, scaled=True), [X]),
+    (lambda: special.Ndtri(), [((3, 7, 5), F64)]),
+    (lambda: special.Xlog1py(), [X, ((7, 1), F64)]),
+    (lambda: floats.Copysign(), [X, ((5,), F64)]),
+    (lambda: floats.Ldexp(), [X, ((7, 5), F64)]),
+    (lambda: floats.Nextafter(), [X, ((3, 1, 5), F64)]),
+    (lambda: floats.Heaviside(), [X, ((5,), F64)]),
+    (lambda: floats.WholeNumbers("gcd"), [((7, 5), I64), ((5,), I64)]),
+    (lambda: floats.WholeNumbers("bitwise_right_shift"), [((3, 7, 5), I64), ((5,), I64)]),
 ]
 
 
