@@ -240,6 +240,22 @@ DIFFERENCES = [
                "(N,) with only a warning", "shapes must match: a ShapeError says which "
                "dimension to squeeze", "broadcasting there compares every prediction with "
                "every target, a silent wrong loss"),
+    Difference("layers and losses", "`F.soft_margin_loss`, `hinge_embedding_loss`, "
+               "`poisson_nll_loss`, `gaussian_nll_loss` and `multilabel_soft_margin_loss` "
+               "(and their layers) broadcast an input and a target of different shapes",
+               "input and target must have one shape, as for `mse_loss`; a ShapeError says "
+               "which dimension to squeeze (`gaussian_nll_loss`'s `var` keeps PyTorch's "
+               "shapes)", "broadcasting there compares every prediction with every target, a "
+               "silent wrong loss"),
+    Difference("layers and losses", "`F.poisson_nll_loss(..., full=True)` gives a target of 0 "
+               "that requires grad a gradient of nan; `F.soft_margin_loss` refuses a target "
+               "that requires grad; `multi_margin_loss` and `multilabel_margin_loss` of an "
+               "empty batch with reduction='mean' return an arbitrary number; "
+               "`gaussian_nll_loss` refuses an int `var`",
+               "the target's gradient is 0 there (Stirling's term is 0 for targets <= 1); "
+               "the soft margin target gets its gradient; the empty mean is nan, as for the "
+               "other losses; an int `var` is read as a float",
+               "each is the value the formula gives"),
     Difference("layers and losses", "`inplace=True` (`F.relu`, `nn.ReLU`, `F.dropout`) "
                "changes the input", "it is accepted and a new tensor is returned; use the "
                "returned value", "an in-place change would invalidate saved values students "

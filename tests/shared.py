@@ -158,6 +158,21 @@ def _layer_functions():
         "adaptive_max_pool1d": (lambda x: F.adaptive_max_pool1d(x, 4), [(2, 3, 7)]),
         "conv_transpose1d": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2),
                              [(2, 4, 7), (4, 3, 3), (6,)]),
+        "soft_margin_loss": (lambda x, t: F.soft_margin_loss(x, t, reduction="none"),
+                             [(7, 5), (7, 5)]),
+        "multilabel_soft_margin_loss": (lambda x, t: F.multilabel_soft_margin_loss(x, t.sigmoid()),
+                                        [(7, 5), (7, 5)]),
+        "multi_margin_loss": (lambda x: F.multi_margin_loss(x, nb.tensor([0, 4, 2, 1, 3, 0, 2]),
+                                                            p=2, reduction="none"), [(7, 5)]),
+        "multilabel_margin_loss": (lambda x: F.multilabel_margin_loss(
+            x, nb.tensor([[3, 0, -1, 2, 1]] * 7)), [(7, 5)]),
+        "hinge_embedding_loss": (lambda x: F.hinge_embedding_loss(
+            x, nb.tensor([1.0, -1.0, -1.0, 1.0, -1.0]).expand(7, 5), margin=0.5), [(7, 5)]),
+        "poisson_nll_loss": (lambda x, t: F.poisson_nll_loss(x, t * t, full=True), [(7, 5)] * 2),
+        "gaussian_nll_loss": (lambda x, t, v: F.gaussian_nll_loss(x, t, v * v, reduction="sum"),
+                              [(7, 5), (7, 5), (7,)]),
+        "triplet_margin_with_distance_loss": (
+            lambda a, p, n: F.triplet_margin_with_distance_loss(a, p, n, swap=True), [(7, 5)] * 3),
     }
 
 
