@@ -256,6 +256,17 @@ DIFFERENCES = [
                "the soft margin target gets its gradient; the empty mean is nan, as for the "
                "other losses; an int `var` is read as a float",
                "each is the value the formula gives"),
+    Difference("layers and losses", "`F.embedding_bag` (and `nn.EmbeddingBag`) reads "
+               "decreasing offsets into arbitrary bags; with `include_last_offset=True` it runs "
+               "the last bag to the input's end whatever the last offset says (and crashes "
+               "on a single offset); a 2-D input of empty bags (B, 0) raises",
+               "decreasing offsets, and a last offset that is not the input's length, are "
+               "refused with an InputError; (B, 0) gives B zero vectors, as empty bags do",
+               "offsets are the starts of the bags: anything else is a mistake to point at"),
+    Difference("layers and losses", "`F.embedding_bag(..., scale_grad_by_freq=True)` on the "
+               "CPU divides each row's gradient by the count of another row",
+               "each row's gradient is divided by how often that row occurs in the input, as "
+               "`F.embedding` does", "the documented rule"),
     Difference("layers and losses", "`inplace=True` (`F.relu`, `nn.ReLU`, `F.dropout`) "
                "changes the input", "it is accepted and a new tensor is returned; use the "
                "returned value", "an in-place change would invalidate saved values students "

@@ -171,6 +171,13 @@ def _layer_functions():
         "poisson_nll_loss": (lambda x, t: F.poisson_nll_loss(x, t * t, full=True), [(7, 5)] * 2),
         "gaussian_nll_loss": (lambda x, t, v: F.gaussian_nll_loss(x, t, v * v, reduction="sum"),
                               [(7, 5), (7, 5), (7,)]),
+        "embedding_bag": (lambda w: F.embedding_bag(
+            nb.tensor([1, 4, 1, 6, 0, 2, 4]), w, nb.tensor([0, 3, 3]), padding_idx=2), [(7, 5)]),
+        "embedding_bag_max": (lambda w: F.embedding_bag(nb.tensor([[0, 3], [6, 3]]), w,
+                                                        mode="max"), [(7, 5)]),
+        "embedding_bag_weighted": (lambda w, p: F.embedding_bag(
+            nb.tensor([[0, 3, 5], [6, 3, 3]]), w, mode="sum", per_sample_weights=p),
+                                   [(7, 5), (2, 3)]),
         "triplet_margin_with_distance_loss": (
             lambda a, p, n: F.triplet_margin_with_distance_loss(a, p, n, swap=True), [(7, 5)] * 3),
     }

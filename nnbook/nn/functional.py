@@ -98,6 +98,7 @@ from .functional_losses import (
 )
 from .functional_norms import (  # one_hot is defined below
     embedding,
+    embedding_bag,
     group_norm,
     instance_norm,
     layer_norm,

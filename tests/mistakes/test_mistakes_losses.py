@@ -1,6 +1,7 @@
 """Mistakes with the margin and likelihood losses: class indices where 0/1 targets are
 wanted and the other way round, one-hot labels, labels counted from 1, a variance that can
-go negative or has the wrong shape, scores with an extra dimension.
+go negative or has the wrong shape, scores with an extra dimension; and bags of
+embeddings without offsets, with the bags' lengths as offsets, or with float token ids.
 
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
@@ -91,4 +92,38 @@ MISTAKES = [
 
 @pytest.mark.parametrize("m", MISTAKES)
 def test_mistake(m, tmp_path):
+    check(m, tmp_path)
+
+
+# -- bags of embeddings ------------------------------------------------------------------
+
+def bag_and_tokens():
+    """Three sentences of 3, 2 and 4 tokens, one after another."""
+    return nn.EmbeddingBag(10, 4), nb.tensor([1, 5, 2, 7, 7, 3, 0, 9, 4])
+
+
+EMBEDDING_BAGS = [
+    mistake("EmbeddingBag on a 1-D batch without offsets", bag_and_tokens,
+            lambda bt: bt[0](bt[1]),
+            InputError, "EmbeddingBag, in embedding_bag", r"a 1-D input needs offsets",
+            r"offsets\[b\] is where bag b starts"),
+    mistake("EmbeddingBag given the bags' lengths as offsets", bag_and_tokens,
+            lambda bt: bt[0](bt[1], nb.tensor([3, 2, 4])),
+            InputError, "EmbeddingBag, in embedding_bag", r"offsets\[0\] must be 0.*got 3",
+            r"offsets = lengths\.cumsum\(0\) - lengths"),
+    mistake("EmbeddingBag weighting the indices in mean mode", bag_and_tokens,
+            lambda bt: bt[0](bt[1], nb.tensor([0, 3, 5]), per_sample_weights=nb.ones(9)),
+            InputError, "EmbeddingBag, in embedding_bag",
+            r"per_sample_weights are only supported for mode='sum', got mode='mean'",
+            r"mode='sum'"),
+    mistake("EmbeddingBag on float token ids",
+            lambda: (nn.EmbeddingBag(10, 4), nb.tensor([[1.0, 5.0], [2.0, 7.0]])),
+            lambda bt: bt[0](bt[1]),
+            DTypeError, "EmbeddingBag, in embedding_bag", r"integer indices as input, got "
+            r"dtype float32", r"input\.long\(\)"),
+]
+
+
+@pytest.mark.parametrize("m", EMBEDDING_BAGS)
+def test_embedding_bag_mistake(m, tmp_path):
     check(m, tmp_path)

@@ -137,7 +137,8 @@ from .loss import (  # noqa: E402
     SoftMarginLoss,
     TripletMarginWithDistanceLoss,
 )
+from .sparse import EmbeddingBag  # noqa: E402
 
 __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-            "TripletMarginWithDistanceLoss"]
+            "TripletMarginWithDistanceLoss", "EmbeddingBag"]
