@@ -250,11 +250,11 @@ DIFFERENCES = [
     Difference("layers and losses", "`F.poisson_nll_loss(..., full=True)` gives a target of 0 "
                "that requires grad a gradient of nan; `F.soft_margin_loss` refuses a target "
                "that requires grad; `multi_margin_loss` and `multilabel_margin_loss` of an "
-               "empty batch with reduction='mean' return an arbitrary number; "
+               "empty batch with reduction='mean' or 'sum' return an arbitrary number; "
                "`gaussian_nll_loss` refuses an int `var`",
                "the target's gradient is 0 there (Stirling's term is 0 for targets <= 1); "
-               "the soft margin target gets its gradient; the empty mean is nan, as for the "
-               "other losses; an int `var` is read as a float",
+               "the soft margin target gets its gradient; the empty mean is nan and the empty "
+               "sum 0, as for the other losses; an int `var` is read as a float",
                "each is the value the formula gives"),
     Difference("layers and losses", "`F.embedding_bag` (and `nn.EmbeddingBag`) reads "
                "decreasing offsets into arbitrary bags; with `include_last_offset=True` it runs "

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ..context import no_grad
-from ..errors import ArgumentError, DTypeError, ShapeError, fmt_shape, warn_from_user_code
+from ..errors import ArgumentError, DimError, DTypeError, ShapeError, fmt_shape, warn_from_user_code
 from ..ops import elementwise_losses as losses
 from ..ops.losses import check_reduction, shape_mismatch
 from ..ops.margin_losses import MultilabelMarginLoss, MultiMarginLoss
@@ -218,7 +218,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     reduction = _checked(fn, size_average, reduce, reduction)
     x = _tensor(fn, "input", input)
     if x.ndim == 0:
-        _fail(fn, "expects scores of shape (N, C) or (C,), got a 0-d tensor.", cls=ShapeError,
+        _fail(fn, "expects scores of shape (N, C) or (C,), got a 0-d tensor: it has no "
+              "class dimension.", cls=DimError,
               hint="give one score per class in the last dimension.")
     classes = x.shape[-1]
     input, target = _float_pair(fn, input, target, hint=(

@@ -328,3 +328,17 @@ def test_the_keyword_only_arguments_are_keyword_only():
         nn.GaussianNLLLoss(True)  # noqa: FBT003 (PyTorch's signature: full is keyword-only)
     with pytest.raises(TypeError):
         F.triplet_margin_with_distance_loss(X, X, X, None)
+
+
+def test_an_empty_batch_averages_to_nan_and_sums_to_zero():
+    x, labels = nb.zeros(0, 5, dtype=nb.float64), nb.zeros(0, dtype=nb.int64)
+    assert np.isnan(F.multi_margin_loss(x, labels).item())
+    assert F.multi_margin_loss(x, labels, reduction="sum").item() == 0
+    assert F.multilabel_margin_loss(x, labels.reshape(0, 5), reduction="none").shape == (0,)
+    assert np.isnan(F.soft_margin_loss(x, x).item())
+
+
+def test_the_default_distance_is_a_pairwise_distance_layer():
+    layer = nn.TripletMarginWithDistanceLoss()
+    assert isinstance(layer.distance_function, nn.PairwiseDistance)
+    assert list(dict(layer.named_children())) == ["distance_function"]

@@ -230,3 +230,44 @@ def test_refused_where_pytorch_refuses(call):
     # error here: nnbook's errors are ValueErrors, IndexErrors or TypeErrors)
     if not isinstance(theirs.value, RuntimeError):
         assert isinstance(ours.value, type(theirs.value))
+
+
+ELEMENTWISE = {
+    "soft_margin_loss": lambda m, x, t, r: m.soft_margin_loss(x, t, reduction=r),
+    "hinge_embedding_loss": lambda m, x, t, r: m.hinge_embedding_loss(x, t, reduction=r),
+    "poisson_nll_loss": lambda m, x, t, r: m.poisson_nll_loss(x, t, full=True, reduction=r),
+    "gaussian_nll_loss": lambda m, x, t, r: m.gaussian_nll_loss(x, t, x * 0 + 1.5, reduction=r),
+    "multilabel_soft_margin_loss": lambda m, x, t, r: m.multilabel_soft_margin_loss(
+        x, t, reduction=r),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+@pytest.mark.parametrize("shape", [(), (0,), (0, 5), (7, 0)])
+def test_0_d_and_empty_inputs_like_pytorch(rng, name, shape):
+    x, t = rng.random(shape) + 0.5, rng.random(shape) * 3
+    for reduction in REDUCTIONS:
+        fn = ELEMENTWISE[name]
+        try:
+            theirs = fn(tF, torch.tensor(x), torch.tensor(t), reduction)
+        except IndexError:  # a 0-d input has no class dimension
+            with pytest.raises(IndexError):
+                fn(F, nb.tensor(x), nb.tensor(t), reduction)
+            continue
+        ours = fn(F, nb.tensor(x), nb.tensor(t), reduction)
+        assert ours.shape == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)  # nan alike
+
+
+@pytest.mark.parametrize("reduction", ["none"])  # PyTorch's empty 'mean' and 'sum' are
+def test_an_empty_batch_of_margins_like_pytorch(reduction):  # uninitialised memory
+    x, labels = np.zeros((0, 5)), np.zeros(0, dtype=np.int64)
+    for ours, theirs in (
+            (F.multi_margin_loss(nb.tensor(x), nb.tensor(labels), reduction=reduction),
+             tF.multi_margin_loss(torch.tensor(x), torch.tensor(labels), reduction=reduction)),
+            (F.multilabel_margin_loss(nb.tensor(x), nb.tensor(labels.reshape(0, 5)),
+                                      reduction=reduction),
+             tF.multilabel_margin_loss(torch.tensor(x), torch.tensor(labels.reshape(0, 5)),
+                                       reduction=reduction))):
+        assert ours.shape == tuple(theirs.shape)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
