@@ -259,9 +259,11 @@ DIFFERENCES = [
     Difference("layers and losses", "`F.embedding_bag` (and `nn.EmbeddingBag`) reads "
                "decreasing offsets into arbitrary bags; with `include_last_offset=True` it runs "
                "the last bag to the input's end whatever the last offset says (and crashes "
-               "on a single offset); a 2-D input of empty bags (B, 0) raises",
+               "on a single offset); a 2-D input of empty bags (B, 0) raises; a 'max' bag "
+               "is NaN only where the NaN comes first",
                "decreasing offsets, and a last offset that is not the input's length, are "
-               "refused with an InputError; (B, 0) gives B zero vectors, as empty bags do",
+               "refused with an InputError; (B, 0) gives B zero vectors, as empty bags do; "
+               "a 'max' bag holding a NaN is NaN, and the NaN's row gets the gradient",
                "offsets are the starts of the bags: anything else is a mistake to point at"),
     Difference("layers and losses", "`F.embedding_bag(..., scale_grad_by_freq=True)` on the "
                "CPU divides each row's gradient by the count of another row",

@@ -124,7 +124,8 @@ class EmbeddingBag(Op):
             ends = np.append(starts[1:], indices.size)
             bag = np.repeat(np.arange(bags), ends - starts)
         index = indices.reshape(-1)
-        kept = index != (-1 if self.padding_idx is None else self.padding_idx)
+        kept = np.full(index.shape, True) if self.padding_idx is None else \
+            index != self.padding_idx  # padding entries belong to no bag
         self.index, self.bag, self.kept = index[kept], bag[kept], kept
         self.rows, self.bags = weight.shape[0], bags
         vectors = weight[self.index]  # (kept entries, dim)
@@ -151,7 +152,8 @@ class EmbeddingBag(Op):
     def _first_winner(self, vectors, out):
         """For each bag and dimension, the first kept entry holding the maximum (bags x dim)."""
         entry = np.arange(len(self.bag))[:, None]
-        holds = vectors == out[self.bag]
+        best = out[self.bag]
+        holds = (vectors == best) | (np.isnan(vectors) & np.isnan(best))  # a NaN wins a max
         first = np.full(out.shape, len(self.bag))
         np.minimum.at(first, self.bag, np.where(holds, entry, len(self.bag)))
         return first
@@ -159,7 +161,7 @@ class EmbeddingBag(Op):
     def backward(self, grad_out):
         grad_w = np.zeros((self.rows, grad_out.shape[1]), dtype=grad_out.dtype)
         if self.mode == "max":  # each maximum passes its gradient to its own row
-            b, d = np.nonzero(np.broadcast_to(self.count[:, None] > 0, grad_out.shape))
+            b, d = np.nonzero(self.winner < len(self.bag))  # an empty bag has no winner
             np.add.at(grad_w, (self.index[self.winner[b, d]], d), grad_out[b, d])
             return None, grad_w
         per_entry = grad_out[self.bag]  # dL/dy of each entry's bag

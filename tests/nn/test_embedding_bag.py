@@ -166,3 +166,11 @@ IDX, TABLE = nb.tensor([1, 2, 3, 4]), nb.randn(10, 3, dtype=nb.float64)
 def test_wrong_inputs_get_nnbook_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_a_nan_in_a_max_bag_wins_and_takes_the_gradient():
+    table = nb.tensor(np.array([[1.0, 1.0], [np.nan, 3.0]]), requires_grad=True)
+    out = F.embedding_bag(nb.tensor([[0, 1]]), table, mode="max")
+    assert np.isnan(out.detach().numpy()[0, 0])
+    out.sum().backward()
+    np.testing.assert_array_equal(table.grad.numpy(), [[0, 0], [1, 1]])
