@@ -267,7 +267,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     fn = "hinge_embedding_loss"
     reduction = _checked(fn, size_average, reduce, reduction)
     input, target = _float_pair(fn, input, target)
-    zero = input * 0
+    zero = input.new_zeros(input.shape)
     # PyTorch's form: a target neither 1 nor -1 gets both terms
     return _reduce((margin - input).clamp_min(0).where(target != 1, zero)
                    + input.where(target != -1, zero), reduction)
@@ -287,9 +287,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         loss = input - target * (input + eps).log()
     if full:
         big = target > 1
-        t = target.where(big, target * 0 + 2)  # a t > 1 everywhere, so no log(0) reaches backward
-        stirling = t * t.log() - t + 0.5 * (2 * math.pi * t).log()
-        loss = loss + stirling.where(big, stirling * 0)
+        t = target.where(big, target.new_full(target.shape, 2.0))  # t > 1 everywhere: no
+        stirling = t * t.log() - t + 0.5 * (2 * math.pi * t).log()  # log(0) in backward
+        loss = loss + stirling.where(big, target.new_zeros(target.shape))
     return _reduce(loss, reduction)
 
 
@@ -301,7 +301,7 @@ def _variance(fn, var, input):
             _fail(fn, f"var has negative entry/entries: got var={var}.",
                   hint="var is a variance (sigma**2), never negative; predict it through "
                   "F.softplus or .exp() to keep it positive.")
-        return input.detach() * 0 + var
+        return input.new_full(input.shape, float(var))
     var = _tensor(fn, "var", var)
     if (np.asarray(var) < 0).any():
         _fail(fn, f"var has negative entry/entries: the smallest is {float(var.min()):g}.",

@@ -271,3 +271,12 @@ def test_an_empty_batch_of_margins_like_pytorch(reduction):  # uninitialised mem
                                        reduction=reduction))):
         assert ours.shape == tuple(theirs.shape)
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_inf_and_nan_inputs_like_pytorch(name):
+    x = np.array([[np.inf, 1.0, -np.inf, np.nan, 0.5]] * 2)
+    t = np.array([[1.0, -1.0, -1.0, 1.0, np.inf], [0.0, 5.0, 1.0, 2.0, 1.0]])
+    ours = ELEMENTWISE[name](F, nb.tensor(x), nb.tensor(t), "none")
+    theirs = ELEMENTWISE[name](tF, torch.tensor(x), torch.tensor(t), "none")
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)  # inf, nan alike
