@@ -1,9 +1,10 @@
 """The losses of ``nn.functional`` beyond nll_loss, cross_entropy and mse_loss.
 
 l1, smooth_l1, huber, the binary cross-entropies and kl_div are ops
-(``ops/elementwise_losses.py``); the margin losses are a few lines of tensor maths, as
-PyTorch writes them.  Arguments, defaults and the old ``size_average``/``reduce`` flags
-are PyTorch's.
+(``ops/elementwise_losses.py``), and so are the multi-class margins multi_margin and
+multilabel_margin (``ops/margin_losses.py``); the other margin and likelihood losses are a
+few lines of tensor maths, as PyTorch writes them.  Arguments, defaults and the old
+``size_average``/``reduce`` flags are PyTorch's.
 """
 from __future__ import annotations
 
