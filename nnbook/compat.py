@@ -276,6 +276,35 @@ DIFFERENCES = [
                "(N,) with only a warning", "shapes must match: a ShapeError says which "
                "dimension to squeeze", "broadcasting there compares every prediction with "
                "every target, a silent wrong loss"),
+    Difference("layers and losses", "`F.soft_margin_loss`, `hinge_embedding_loss`, "
+               "`poisson_nll_loss`, `gaussian_nll_loss` and `multilabel_soft_margin_loss` "
+               "(and their layers) broadcast an input and a target of different shapes",
+               "input and target must have one shape, as for `mse_loss`; a ShapeError says "
+               "which dimension to squeeze (`gaussian_nll_loss`'s `var` keeps PyTorch's "
+               "shapes)", "broadcasting there compares every prediction with every target, a "
+               "silent wrong loss"),
+    Difference("layers and losses", "`F.poisson_nll_loss(..., full=True)` gives a target of 0 "
+               "that requires grad a gradient of nan; `F.soft_margin_loss` refuses a target "
+               "that requires grad; `multi_margin_loss` and `multilabel_margin_loss` of an "
+               "empty batch with reduction='mean' or 'sum' return an arbitrary number; "
+               "`gaussian_nll_loss` refuses an int `var`",
+               "the target's gradient is 0 there (Stirling's term is 0 for targets <= 1); "
+               "the soft margin target gets its gradient; the empty mean is nan and the empty "
+               "sum 0, as for the other losses; an int `var` is read as a float",
+               "each is the value the formula gives"),
+    Difference("layers and losses", "`F.embedding_bag` (and `nn.EmbeddingBag`) reads "
+               "decreasing offsets into arbitrary bags; with `include_last_offset=True` it runs "
+               "the last bag to the input's end whatever the last offset says (and crashes "
+               "on a single offset); a 2-D input of empty bags (B, 0) raises; a 'max' bag "
+               "is NaN only where the NaN comes first",
+               "decreasing offsets, and a last offset that is not the input's length, are "
+               "refused with an InputError; (B, 0) gives B zero vectors, as empty bags do; "
+               "a 'max' bag holding a NaN is NaN, and the NaN's row gets the gradient",
+               "offsets are the starts of the bags: anything else is a mistake to point at"),
+    Difference("layers and losses", "`F.embedding_bag(..., scale_grad_by_freq=True)` on the "
+               "CPU divides each row's gradient by the count of another row",
+               "each row's gradient is divided by how often that row occurs in the input, as "
+               "`F.embedding` does", "the documented rule"),
     Difference("layers and losses", "`inplace=True` (`F.relu`, `nn.ReLU`, `F.dropout`) "
                "changes the input", "it is accepted and a new tensor is returned; use the "
                "returned value", "an in-place change would invalidate saved values students "

@@ -168,6 +168,28 @@ def _layer_functions():
                                 [(2, 3, 7, 5)]),
         "interpolate_area": (lambda x: F.interpolate(x, size=(3, 4), mode="area"),
                              [(2, 3, 7, 5)]),
+        "soft_margin_loss": (lambda x, t: F.soft_margin_loss(x, t, reduction="none"),
+                             [(7, 5), (7, 5)]),
+        "multilabel_soft_margin_loss": (lambda x, t: F.multilabel_soft_margin_loss(x, t.sigmoid()),
+                                        [(7, 5), (7, 5)]),
+        "multi_margin_loss": (lambda x: F.multi_margin_loss(x, nb.tensor([0, 4, 2, 1, 3, 0, 2]),
+                                                            p=2, reduction="none"), [(7, 5)]),
+        "multilabel_margin_loss": (lambda x: F.multilabel_margin_loss(
+            x, nb.tensor([[3, 0, -1, 2, 1]] * 7)), [(7, 5)]),
+        "hinge_embedding_loss": (lambda x: F.hinge_embedding_loss(
+            x, nb.tensor([1.0, -1.0, -1.0, 1.0, -1.0]).expand(7, 5), margin=0.5), [(7, 5)]),
+        "poisson_nll_loss": (lambda x, t: F.poisson_nll_loss(x, t * t, full=True), [(7, 5)] * 2),
+        "gaussian_nll_loss": (lambda x, t, v: F.gaussian_nll_loss(x, t, v * v, reduction="sum"),
+                              [(7, 5), (7, 5), (7,)]),
+        "embedding_bag": (lambda w: F.embedding_bag(
+            nb.tensor([1, 4, 1, 6, 0, 2, 4]), w, nb.tensor([0, 3, 3]), padding_idx=2), [(7, 5)]),
+        "embedding_bag_max": (lambda w: F.embedding_bag(nb.tensor([[0, 3], [6, 3]]), w,
+                                                        mode="max"), [(7, 5)]),
+        "embedding_bag_weighted": (lambda w, p: F.embedding_bag(
+            nb.tensor([[0, 3, 5], [6, 3, 3]]), w, mode="sum", per_sample_weights=p),
+                                   [(7, 5), (2, 3)]),
+        "triplet_margin_with_distance_loss": (
+            lambda a, p, n: F.triplet_margin_with_distance_loss(a, p, n, swap=True), [(7, 5)] * 3),
     }
 
 

@@ -1,6 +1,6 @@
 """layer_norm, group_norm, instance_norm and rms_norm (``ops/norm.py``),
-local_response_norm, and the lookup embedding (``ops/embedding.py``), with PyTorch's
-arguments.  F.one_hot lives in functional.py."""
+local_response_norm, and the lookups embedding and embedding_bag (``ops/embedding.py``,
+``ops/embedding_bag.py``), with PyTorch's arguments.  F.one_hot lives in functional.py."""
 from __future__ import annotations
 
 import numbers
@@ -11,13 +11,14 @@ from .. import context
 from ..context import no_grad
 from ..errors import InputError, ShapeError, fmt_shape, message
 from ..ops.embedding import Embedding
+from ..ops.embedding_bag import EmbeddingBag
 from ..ops.norm import BatchNorm, GroupNorm, InstanceNorm, LayerNorm, RMSNorm
 from ..ops.shape import Pad
 from ..tensor import Tensor, _wrap, apply
 from .arguments import _array, _fail, _tensor, _where
 
 __all__ = ["layer_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm",
-           "embedding"]
+           "embedding", "embedding_bag"]
 
 
 def normalized_shape_of(normalized_shape, where: str) -> tuple:
@@ -154,3 +155,36 @@ def _renorm_rows(indices, weight, max_norm, norm_type):
             scale = (max_norm / (norms[big] + 1e-7)).astype(table.dtype)[:, None]
             weight[rows[big]] = table[big] * scale
 
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The rows of a bag of indices pooled into one vector: (B, L) -> (B, embedding_dim)
+    with each row of ``input`` a bag, or a 1-D ``input`` cut into bags at ``offsets``.
+
+    ``mode`` is 'sum', 'mean' (the default) or 'max'; ``per_sample_weights`` (the input's
+    shape, 'sum' only) weigh each index; entries equal to ``padding_idx`` are left out of
+    their bag (an empty bag gives zeros).  ``max_norm`` rescales rows in ``weight`` itself,
+    as F.embedding does.
+    """
+    fn = "embedding_bag"
+    indices, weight = _tensor(fn, "input", input), _tensor(fn, "weight", weight)
+    if sparse:
+        _fail(fn, "sparse=True asks for sparse gradients, which nnbook does not have.",
+              hint="use sparse=False (the default): the gradient is a dense table.")
+    rows = weight.shape[0] if weight.ndim == 2 else 0
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            _fail(fn, f"padding_idx={padding_idx} must be within num_embeddings ({rows}).",
+                  hint=f"give an index from 0 to {rows - 1} (or a negative one counting "
+                  "from the end).")
+        padding_idx = padding_idx % rows
+    op = EmbeddingBag(_array(fn, "offsets", offsets), mode, padding_idx, scale_grad_by_freq,
+                      include_last_offset)
+    tensors = [indices, weight]
+    if per_sample_weights is not None:
+        tensors.append(_tensor(fn, "per_sample_weights", per_sample_weights))
+    if max_norm is not None and not context.shape_only():
+        _renorm_rows(indices, weight, max_norm, norm_type)
+    return apply(op, *tensors)

@@ -28,6 +28,23 @@ def first_bad(mask: np.ndarray):
     return pos[0] if len(pos) == 1 else pos
 
 
+def check_rows(op: Op, indices, weight) -> None:
+    """Refuse an index that names no row of ``weight``, with the position of the first."""
+    rows = weight.shape[0]
+    bad = (indices < 0) | (indices >= rows)
+    if bad.any():
+        value = int(indices.reshape(-1)[np.argmax(bad.reshape(-1))])
+        op.fail(f"index {value} at position {first_bad(bad)} "
+                f"is out of range for an embedding of {rows} rows (valid: 0 to "
+                f"{rows - 1}).",
+                values=f"input {fmt_shape(indices.shape)}   min {int(indices.min())}   "
+                f"max {int(indices.max())}   weight {fmt_shape(weight.shape)}",
+                hint=f"make num_embeddings at least {int(indices.max()) + 1} (the "
+                "vocabulary size), or check how the indices were made." if value >= 0
+                else "indices count from 0; a negative index has no row.",
+                cls=DimError)
+
+
 class Embedding(Op):
     """Inputs: (indices, weight); weight is (num_embeddings, embedding_dim)."""
 
@@ -46,20 +63,8 @@ class Embedding(Op):
         return tuple(indices.shape) + (weight.shape[1],)
 
     def forward(self, indices, weight):
-        rows = weight.shape[0]
-        bad = (indices < 0) | (indices >= rows)
-        if bad.any():
-            value = int(indices.reshape(-1)[np.argmax(bad.reshape(-1))])
-            self.fail(f"index {value} at position {first_bad(bad)} "
-                      f"is out of range for an embedding of {rows} rows (valid: 0 to "
-                      f"{rows - 1}).",
-                      values=f"input {fmt_shape(indices.shape)}   min {int(indices.min())}   "
-                      f"max {int(indices.max())}   weight {fmt_shape(weight.shape)}",
-                      hint=f"make num_embeddings at least {int(indices.max()) + 1} (the "
-                      "vocabulary size), or check how the indices were made." if value >= 0
-                      else "indices count from 0; a negative index has no row.",
-                      cls=DimError)
-        self.indices, self.rows = indices, rows
+        check_rows(self, indices, weight)
+        self.indices, self.rows = indices, weight.shape[0]
         return weight[indices]
 
     def backward(self, grad_out):  # dL/dweight[r] = sum of grad_out where index == r

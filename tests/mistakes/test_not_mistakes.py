@@ -65,3 +65,27 @@ def test_addcmul_and_addcdiv_take_a_value_of_a_0_d_tensor_and_integer_tensors():
     x = nb.ones(3)
     np.testing.assert_allclose(x.addcmul(x, x, value=nb.tensor(2.0)).numpy(), 3.0)
     assert nb.addcmul(nb.tensor([1, 2]), nb.tensor([1, 2]), nb.tensor([3, 3])).dtype == nb.int64
+
+
+def test_labels_of_1_and_minus_1_and_counts_may_be_integers():
+    """PyTorch promotes integer targets: SoftMarginLoss(scores, long labels), Poisson counts."""
+    scores = nb.randn(5, 3)
+    labels = nb.tensor([[1, -1, 1]] * 5)
+    assert nn.SoftMarginLoss()(scores, labels).dtype == nb.float32
+    assert nn.HingeEmbeddingLoss()(scores.abs(), labels).dtype == nb.float32
+    assert nn.PoissonNLLLoss()(scores, nb.tensor([[0, 2, 5]] * 5)).dtype == nb.float32
+
+
+def test_a_variance_per_sample_or_a_single_number():
+    """GaussianNLLLoss takes var of the input's shape, one dimension fewer, size 1 in one
+    dimension, or a float."""
+    mean, target = nb.randn(5, 3), nb.randn(5, 3)
+    for var in (nb.ones(5, 3), nb.ones(5), nb.ones(5, 1), nb.ones(1, 3), 0.5):
+        assert nn.GaussianNLLLoss()(mean, target, var).shape == ()
+
+
+def test_bags_with_the_last_offset_and_empty_bags():
+    """EmbeddingBag: include_last_offset=True with the input's length last; empty bags."""
+    bag = nn.EmbeddingBag(10, 4, mode="sum", include_last_offset=True)
+    out = bag(nb.tensor([1, 2, 3]), nb.tensor([0, 0, 3, 3]))
+    assert out.shape == (3, 4) and not out.detach().numpy()[[0, 2]].any()

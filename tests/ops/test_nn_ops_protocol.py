@@ -14,8 +14,10 @@ from nnbook.errors import BackwardError, InputError
 from nnbook.ops.activations import Hardshrink, Softshrink
 from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
+from nnbook.ops.embedding_bag import EmbeddingBag
 from nnbook.ops.interpolate import Interpolate
 from nnbook.ops.losses import CrossEntropy, MseLoss, NllLoss
+from nnbook.ops.margin_losses import MultilabelMarginLoss, MultiMarginLoss
 from nnbook.ops.norm import BatchNorm, InstanceNorm, RMSNorm
 from nnbook.ops.onedim import (
     AdaptiveAvgPool1d,
@@ -39,6 +41,12 @@ OPS = [
     (lambda: CrossEntropy(label_smoothing=0.1), [((7, 5), np.float64), ((7,), np.int64)]),
     (lambda: CrossEntropy(), [((3, 5, 4), np.float64), ((3, 5, 4), np.float64)]),
     (lambda: MseLoss("sum"), [((7, 5), np.float64)] * 3),
+    (lambda: MultiMarginLoss(2, 0.5, np.ones(5), "none"), [((7, 5), np.float64),
+                                                          ((7,), np.int64)]),
+    (lambda: MultilabelMarginLoss("sum"), [((7, 5), np.float64), ((7, 5), np.int64)]),
+    (lambda: EmbeddingBag(np.array([0, 3, 3]), "sum", 2),
+     [((7,), np.int64), ((5, 3), np.float64), ((7,), np.float64)]),
+    (lambda: EmbeddingBag(None, "max"), [((3, 7), np.int64), ((5, 3), np.float64)]),
     (lambda: BatchNorm(True, None, 1e-5, np.zeros(5), np.ones(5), np.array(0)),
      [((3, 5, 4), np.float64), ((5,), np.float64), ((5,), np.float64)]),
     (lambda: BatchNorm(False, 0.1, 1e-5, np.zeros(5), np.ones(5)), [((7, 5), np.float32)]),
@@ -76,6 +84,11 @@ def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
 @pytest.mark.parametrize("build,message", [
     (lambda: NllLoss(reduction="avg"), r"reduction='avg' is not one of 'none', 'mean', 'sum'"),
     (lambda: MseLoss(reduction=None), r"reduction=None is not one of"),
+    (lambda: MultiMarginLoss(p=3), r"p must be 1 or 2, got 3"),
+    (lambda: MultiMarginLoss(margin="wide"), r"margin must be a number, got 'wide'"),
+    (lambda: MultilabelMarginLoss("avg"), r"reduction='avg' is not one of"),
+    (lambda: EmbeddingBag(mode="avg"), r"mode='avg' is not one of 'sum', 'mean', 'max'"),
+    (lambda: EmbeddingBag(mode="max", scale_grad_by_freq=True), r"max mode does not support"),
     (lambda: NllLoss(ignore_index=1.5), r"ignore_index must be an int, got 1.5"),
     (lambda: CrossEntropy(label_smoothing=1.2), r"label_smoothing=1.2 must be a number between"),
     (lambda: BatchNorm(True, 0.1, -1e-3), r"eps=-0.001 must be a number >= 0"),
@@ -104,6 +117,9 @@ def test_class_weights_of_the_wrong_kind_are_refused_when_the_op_is_built():
 @pytest.mark.parametrize("layer,function", [
     (lambda: nn.Dropout(1.5), lambda x: F.dropout(x, 1.5)),
     (lambda: nn.MSELoss(reduction="avg"), lambda x: F.mse_loss(x, x, reduction="avg")),
+    (lambda: nn.MultiMarginLoss(p=3), lambda x: F.multi_margin_loss(x, nb.tensor([0, 1, 0]), 3)),
+    (lambda: nn.EmbeddingBag(5, 2, mode="avg"),
+     lambda x: F.embedding_bag(nb.tensor([[0, 1]]), x, mode="avg")),
     (lambda: nn.CrossEntropyLoss(reduction="avg"),
      lambda x: F.cross_entropy(x, nb.tensor([0, 1, 0]), reduction="avg")),
 ])

@@ -129,3 +129,18 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "CircularPad1d", "CircularPad2d", "RMSNorm", "LocalResponseNorm", "GLU",
             "Hardshrink", "Softshrink", "Softmax2d", "ConvTranspose1d", "AdaptiveAvgPool1d",
             "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]
+from .loss import (  # noqa: E402
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
+from .sparse import EmbeddingBag  # noqa: E402
+
+__all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+            "TripletMarginWithDistanceLoss", "EmbeddingBag"]
