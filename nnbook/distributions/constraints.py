@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import MissingRuleError, message
 from ..tensor import Tensor, _wrap
 
 
@@ -26,7 +27,13 @@ class Constraint:
     event_dim = 0
 
     def holds(self, x: np.ndarray) -> np.ndarray:  # a bool array of x's shape
-        raise NotImplementedError
+        """Where x is allowed.  Each constraint below defines it; a constraint of your own
+        defines it, or ``check`` as in PyTorch."""
+        name = type(self).__name__
+        raise MissingRuleError(message(
+            f"{name} says nothing about which values it allows.", where=f"{name}.check",
+            hint=f"define {name}.check(self, value) returning a bool tensor (as in PyTorch), "
+            f"or {name}.holds(self, x) returning a bool numpy array."))
 
     def check(self, value) -> Tensor:
         """A bool tensor: True where ``value`` satisfies the constraint."""

@@ -138,3 +138,20 @@ def test_constraints_check_elements_or_whole_events():
     assert c.independent(c.real, 1).check(nb.tensor([[1.0, float("nan")], [0.0, 1.0]])) \
         .tolist() == [False, True]
     assert D.Normal(0.0, 1.0).arg_constraints["scale"] is c.positive
+
+
+def test_a_constraint_of_ones_own_that_says_nothing_is_an_nnbook_error():
+    from nnbook.distributions import constraints
+
+    class Odd(constraints.Constraint):
+        pass
+
+    with pytest.raises(MissingRuleError, match=r"(?s)Odd\.check: .*define Odd\.check") as info:
+        Odd().check(nb.ones(7, 5))
+    assert isinstance(info.value, NotImplementedError)
+
+    class Positive(constraints.Constraint):  # PyTorch's way: check of one's own
+        def check(self, value):
+            return value > 0
+
+    assert Positive().check(nb.tensor([1.0, -2.0])).tolist() == [True, False]
