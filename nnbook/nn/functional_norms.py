@@ -126,19 +126,25 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     """
     fn = "embedding"
     indices, weight = _tensor(fn, "input", input), _tensor(fn, "weight", weight)
+    padding_idx = _lookup_arguments(fn, weight, sparse, padding_idx)
+    if max_norm is not None and not context.shape_only():
+        _renorm_rows(indices, weight, max_norm, norm_type)
+    return apply(Embedding(padding_idx, scale_grad_by_freq), indices, weight)
+
+
+def _lookup_arguments(fn, weight, sparse, padding_idx):
+    """Refuse sparse=True; padding_idx checked against the table and made non-negative."""
     if sparse:
         _fail(fn, "sparse=True asks for sparse gradients, which nnbook does not have.",
               hint="use sparse=False (the default): the gradient is a dense table.")
     rows = weight.shape[0] if weight.ndim == 2 else 0
-    if padding_idx is not None:
-        if not -rows <= padding_idx < rows:
-            _fail(fn, f"padding_idx={padding_idx} must be within num_embeddings ({rows}).",
-                  hint=f"give an index from 0 to {rows - 1} (or a negative one counting "
-                  "from the end).")
-        padding_idx = padding_idx % rows
-    if max_norm is not None and not context.shape_only():
-        _renorm_rows(indices, weight, max_norm, norm_type)
-    return apply(Embedding(padding_idx, scale_grad_by_freq), indices, weight)
+    if padding_idx is None:
+        return None
+    if not -rows <= padding_idx < rows:
+        _fail(fn, f"padding_idx={padding_idx} must be within num_embeddings ({rows}).",
+              hint=f"give an index from 0 to {rows - 1} (or a negative one counting "
+              "from the end).")
+    return padding_idx % rows
 
 
 def _renorm_rows(indices, weight, max_norm, norm_type):
@@ -170,16 +176,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     """
     fn = "embedding_bag"
     indices, weight = _tensor(fn, "input", input), _tensor(fn, "weight", weight)
-    if sparse:
-        _fail(fn, "sparse=True asks for sparse gradients, which nnbook does not have.",
-              hint="use sparse=False (the default): the gradient is a dense table.")
-    rows = weight.shape[0] if weight.ndim == 2 else 0
-    if padding_idx is not None:
-        if not -rows <= padding_idx < rows:
-            _fail(fn, f"padding_idx={padding_idx} must be within num_embeddings ({rows}).",
-                  hint=f"give an index from 0 to {rows - 1} (or a negative one counting "
-                  "from the end).")
-        padding_idx = padding_idx % rows
+    padding_idx = _lookup_arguments(fn, weight, sparse, padding_idx)
     op = EmbeddingBag(_array(fn, "offsets", offsets), mode, padding_idx, scale_grad_by_freq,
                       include_last_offset)
     tensors = [indices, weight]

@@ -9,6 +9,18 @@ from ..errors import InputError, fmt_shape
 from .base import Op, check_float, is_real
 
 
+def check_per_channel(op, x, layer: str, **arrays) -> None:
+    """Each of ``arrays`` (None, or one value per channel of x's dimension 1) has (C,)."""
+    channels = x.shape[1]
+    for what, arr in arrays.items():
+        if arr is not None and tuple(arr.shape) != (channels,):
+            op.fail(f"{what} must hold one value per channel: shape ({channels},), "
+                    f"got {fmt_shape(arr.shape)}.",
+                    values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
+                    hint=f"make the layer {layer} for {channels} channels, or check "
+                    "that the layer before outputs the channels you expect.")
+
+
 class BatchNorm(Op):
     """Normalise each channel with the batch's statistics (training) or the running ones.
 
@@ -61,15 +73,8 @@ class BatchNorm(Op):
                       f"{fmt_shape(x.shape)}.",
                       hint="batch norm normalises each channel (dimension 1) over a batch; "
                       "add the batch dimension: x.reshape(1, -1).")
-        channels = x.shape[1]
-        for what, arr in (("weight", weight), ("bias", bias),
-                          ("running_mean", self.running_mean), ("running_var", self.running_var)):
-            if arr is not None and tuple(arr.shape) != (channels,):
-                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
-                          f"got {fmt_shape(arr.shape)}.",
-                          values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
-                          hint=f"make the layer BatchNorm for {channels} channels, or check "
-                          "that the layer before outputs the channels you expect.")
+        check_per_channel(self, x, "BatchNorm", weight=weight, bias=bias,
+                          running_mean=self.running_mean, running_var=self.running_var)
         if self.training and x.shape[0] * math.prod(x.shape[2:]) <= 1:
             self.fail(f"expected more than 1 value per channel when training, got input of "
                       f"shape {fmt_shape(x.shape)}.",
@@ -347,7 +352,7 @@ class InstanceNorm(GroupNorm):
                       f"{fmt_shape(x.shape)}.",
                       hint="instance norm standardises each channel over its positions; a "
                       "single sample (C, L) needs its batch dimension: x.unsqueeze(0).")
-        channels, positions = x.shape[1], math.prod(x.shape[2:])
+        positions = math.prod(x.shape[2:])
         if positions <= 1:
             self.fail(f"expected more than 1 position per channel, got input of shape "
                       f"{fmt_shape(x.shape)}.",
@@ -358,14 +363,8 @@ class InstanceNorm(GroupNorm):
                       values=f"input {fmt_shape(x.shape)}",
                       hint="skip empty batches, or call model.eval() to normalise with the "
                       "running statistics.")
-        for what, arr in (("weight", weight), ("bias", bias),
-                          ("running_mean", self.running_mean), ("running_var", self.running_var)):
-            if arr is not None and tuple(arr.shape) != (channels,):
-                self.fail(f"{what} must hold one value per channel: shape ({channels},), "
-                          f"got {fmt_shape(arr.shape)}.",
-                          values=f"input {fmt_shape(x.shape)} ({channels} channels in dimension 1)",
-                          hint=f"make the layer InstanceNorm for {channels} channels, or check "
-                          "that the layer before outputs the channels you expect.")
+        check_per_channel(self, x, "InstanceNorm", weight=weight, bias=bias,
+                          running_mean=self.running_mean, running_var=self.running_var)
         return x.shape
 
     def forward(self, x, weight=None, bias=None):

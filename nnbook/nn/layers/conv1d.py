@@ -119,11 +119,7 @@ class ConvTranspose2d(Module):
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise InputError(message(
-                "output_size is not supported by nnbook's ConvTranspose2d.",
-                where="ConvTranspose2d", values=f"output_size={output_size!r}",
-                hint="give the layer output_padding instead (0 <= output_padding < stride)."))
+        _refuse_output_size("ConvTranspose2d", output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
 
@@ -168,16 +164,20 @@ class ConvTranspose1d(Module):
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise InputError(message(
-                "output_size is not supported by nnbook's ConvTranspose1d.",
-                where="ConvTranspose1d", values=f"output_size={output_size!r}",
-                hint="give the layer output_padding instead (0 <= output_padding < stride)."))
+        _refuse_output_size("ConvTranspose1d", output_size)
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation)
 
     def extra_repr(self) -> str:
         return conv_repr(self)
+
+
+def _refuse_output_size(cls: str, output_size) -> None:
+    if output_size is not None:
+        raise InputError(message(
+            f"output_size is not supported by nnbook's {cls}.", where=cls,
+            values=f"output_size={output_size!r}",
+            hint="give the layer output_padding instead (0 <= output_padding < stride)."))
 
 
 def _check_groups(cls: str, groups: int, in_channels: int, out_channels: int) -> None:
