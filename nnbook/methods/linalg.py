@@ -12,7 +12,15 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, ShapeError, fmt_shape, message, warn_from_user_code
+from ..errors import (
+    DimError,
+    DTypeError,
+    InputError,
+    ShapeError,
+    fmt_shape,
+    message,
+    warn_from_user_code,
+)
 from ..ops import decompositions, linalg
 from ..ops.base import is_int
 from .operands import require_tensors
@@ -176,8 +184,12 @@ class Linalg:
             warn_from_user_code(UserWarning(
                 "Using cross without dim is deprecated (as in PyTorch): pass dim (the dim of "
                 "size 3)."))
+        if self.ndim == 0:  # PyTorch: IndexError, a 0-d tensor has no dim -1 to take
+            raise DimError(message(
+                f"cross takes vectors along dim {dim}, and a 0-d tensor has no dimensions.",
+                where=where, hint="make 3-vectors: nb.tensor([x, y, z])."))
         d = self._dim(dim, "cross")
-        if self.ndim == 0 or self.shape[d] != 3 or other.shape[d] != 3:
+        if self.shape[d] != 3 or other.shape[d] != 3:
             raise ShapeError(message(
                 f"cross needs size 3 along dim {dim}, got shapes {fmt_shape(self.shape)} and "
                 f"{fmt_shape(other.shape)}.", where=where,

@@ -111,6 +111,12 @@ class Bitwise(Binary):
                       f"({symbol} binds tighter than > and <, so x > 0 {symbol} x < 1 "
                       f"computes 0 {symbol} x first); for bits convert first: x.long().")
 
+    def infer(self, a, b):
+        # Two float tensors of one dtype skip check_operands (tensor._binary's fast path).
+        if np.dtype(a.dtype).kind == "f":
+            self.check_operands(np.dtype(a.dtype), np.dtype(b.dtype), np.dtype(a.dtype))
+        return super().infer(a, b)
+
     def forward(self, a, b):
         return self.ufunc(a, b)
 

@@ -10,7 +10,7 @@ import pytest
 from catalogue import check, mistake
 
 import nnbook as nb
-from nnbook.errors import DTypeError, InputError, ShapeError
+from nnbook.errors import DimError, DTypeError, InputError, ShapeError
 
 MISTAKES = [
     mistake("the inverse of a matrix with two equal rows",
@@ -34,6 +34,10 @@ MISTAKES = [
     mistake("the inverse of an integer matrix", lambda: nb.tensor([[2, 1], [1, 1]]),
             lambda a: a.inverse(),
             DTypeError, "linalg_inv", r"floating point matrices, got int64", r"A\.double\(\)"),
+    mistake("the cross product of two numbers", lambda: (nb.tensor(2.0), nb.tensor(3.0)),
+            lambda ab: nb.linalg.cross(*ab),
+            DimError, "Tensor.cross", r"along dim -1, and a 0-d tensor has no dimensions",
+            r"nb\.tensor\(\[x, y, z\]\)"),
 ]
 
 
