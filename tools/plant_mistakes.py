@@ -361,6 +361,10 @@ MISTAKES = [
             "return math.prod(inputs[0].shape) * math.prod(inputs[1].shape[1:])",
             "return out * math.prod(inputs[1].shape[1:])",
             "a transposed convolution's multiply-adds counted per output, not per input"),
+    Mistake("einsum-cost-output-letters", "nnbook/inspect/cost.py",
+            "return math.prod(size.values())",
+            "return math.prod(size[letter] for letter in _)",
+            "an einsum's work counted over the output's letters only, leaving out the sums"),
     # -- margin and likelihood losses, bags of embeddings -------------------------------------
     Mistake("multi-margin-target-sign", "nnbook/ops/margin_losses.py",
             "np.put_along_axis(grad_x, self.picked, -grad_x.sum(axis=1, keepdims=True), axis=1)",

@@ -7,6 +7,7 @@ from ..ops.pool import adaptive_windows
 
 # the pools: one comparison (max) or addition (mean) per element of each window
 WINDOW_POOLS = ("max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d")
+FUSED_PRODUCTS = ("addmm", "addmv", "addr", "baddbmm", "addbmm")
 ADAPTIVE_POOLS = ("adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
                   "adaptive_max_pool1d")
 
@@ -17,8 +18,11 @@ def mult_adds(op, inputs, out_shape) -> int:
     A convolution does C_in/groups * kh * kw of them per output element (conv1d: k), a
     transposed convolution C_out/groups * kh * kw per input element (each input value is
     spread over a kernel's worth of outputs), a linear layer in_features per output
-    element, a matrix product k per output element, a recurrence H per gate per step (the
-    input's share of the gates is a linear op of its own).  Biases are not counted.
+    element, a matrix product (also inside addmm and its kin) k per output element, a
+    recurrence H per gate per step (the input's share of the gates is a linear op of its
+    own), an einsum one per term of its sums (a Bilinear layer: in1 * in2 per output
+    element), a bag of embeddings one addition per value it looks up.  Biases are not
+    counted.
 
     Pools multiply nothing; as summaries of PyTorch models usually do, they are counted
     here too, one per element of each window: a max pool compares every element of its
@@ -43,7 +47,25 @@ def mult_adds(op, inputs, out_shape) -> int:
         return steps * batch * gates * inputs[1].shape[-1]
     if name == "matmul":
         return out * inputs[0].shape[-1]
+    if name in FUSED_PRODUCTS:  # x + a @ b: k per element of the product
+        return out * inputs[1].shape[-1]
+    if name == "einsum":  # Bilinear: one per combination of all the letters' values
+        return _einsum_terms(op, inputs)
+    if name == "embedding_bag":  # every looked-up row is added into its bag
+        return math.prod(inputs[0].shape) * inputs[1].shape[-1]
     return 0
+
+
+def _einsum_terms(op, inputs) -> int:
+    """The terms an einsum adds up, computed the plain way: the product of the sizes of
+    every letter of the equation (for 'ij,jk->ik', i·j·k; for a Bilinear layer's
+    '...i,oij,...j->...o', batch · out · in1 · in2)."""
+    subs, _ = op.letters([x.shape for x in inputs])
+    size = {}
+    for sub, x in zip(subs, inputs):
+        for letter, n in zip(sub, x.shape):
+            size[letter] = max(size.get(letter, 1), n)
+    return math.prod(size.values())
 
 
 def _adaptive_pool_adds(op, shape) -> int:

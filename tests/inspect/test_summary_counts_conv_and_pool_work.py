@@ -56,3 +56,33 @@ def test_adaptive_pools_count_the_elements_of_their_overlapping_windows():
     for layer in (nn.AdaptiveAvgPool1d(4), nn.AdaptiveMaxPool1d(4)):
         assert mult_adds(layer, (2, 3, 11)) == 2 * 3 * 14
     assert mult_adds(nn.AdaptiveAvgPool2d(1), (2, 4, 7, 5)) == 2 * 4 * 7 * 5  # global pooling
+
+
+def test_bilinear_does_in1_times_in2_per_output():
+    class Both(nn.Module):  # summary feeds one input; a Bilinear layer takes two
+        def __init__(self):
+            super().__init__()
+            self.bilinear = nn.Bilinear(5, 5, 7)
+
+        def forward(self, x):
+            return self.bilinear(x, x)
+
+    table = nb.summary(Both(), (3, 4, 5))
+    assert [row.mult_adds for row in table.rows] == [(3 * 4 * 7) * 5 * 5]
+
+
+def test_embedding_bag_adds_each_looked_up_row_once():
+    # 3 bags of 4 indices, rows of 6 values: 3 · 4 · 6 additions
+    assert mult_adds(nn.EmbeddingBag(10, 6, mode="sum"), (3, 4)) == 3 * 4 * 6
+
+
+def test_the_fused_products_count_k_per_output_element():
+    class Fused(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(nb.randn(5, 7))
+
+        def forward(self, x):  # (3, 5) @ (5, 7) plus a (7,) shift: 5 per output element
+            return nb.addmm(nb.zeros(7), x, self.w)
+
+    assert mult_adds(Fused(), (3, 5)) == 3 * 7 * 5
