@@ -516,7 +516,9 @@ DIFFERENCES = [
     Difference("devices and speed", "distributed training, TorchScript, ONNX, sparse and "
                "quantised tensors, `torch.func`, `torch.hub`", "the modules import, and "
                "calling what they hold raises UnsupportedError naming what to do instead "
-               "(see below)", "one process, dense float tensors, no downloads"),
+               "(see below); `distributed.is_available()` and `is_initialized()` answer "
+               "False (PyTorch's Linux CPU build: available), so code that checks takes its "
+               "one-process path", "one process, dense float tensors, no downloads"),
     Difference("devices and speed", "`nn.DataParallel(x)` without a GPU accepts anything "
                "as `x` and fails when called if `x` cannot be called", "a DataParallel of "
                "something that cannot be called is refused at once (an ArgumentError, a "

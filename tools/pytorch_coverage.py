@@ -65,8 +65,8 @@ def resolve(torch_name: str, instances: dict) -> str:
     parts = torch_name.split(".")
     path, obj = "nnbook", importlib.import_module("nnbook")
     for part in parts[1:]:
-        if isinstance(obj, (Refused, StubModule)):
-            return "refused"
+        if isinstance(obj, Refused) or (isinstance(obj, StubModule) and part not in vars(obj)):
+            return "refused"  # (a stub module answers a few names as PyTorch on a CPU does)
         try:
             obj = getattr(obj, part)
         except AttributeError:

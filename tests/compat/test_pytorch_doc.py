@@ -51,6 +51,8 @@ def test_the_names_are_resolved_by_what_nnbook_really_has():
     assert coverage.resolve("torch.nn.Module.training", instances) == "present"  # an instance's
     assert coverage.resolve("torch.jit.script", instances) == "refused"
     assert coverage.resolve("torch.cuda.synchronize", instances) == "refused"
+    # a stub module's answers are present: is_available() says False, as on a CPU build
+    assert coverage.resolve("torch.distributed.is_available", instances) == "present"
     assert coverage.resolve("torch.no_such_function", instances) == "missing"
     assert coverage.resolve("torch.nn.NoSuchLayer", instances) == "missing"
 
