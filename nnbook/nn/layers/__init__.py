@@ -130,6 +130,7 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "Hardshrink", "Softshrink", "Softmax2d", "ConvTranspose1d", "AdaptiveAvgPool1d",
             "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]
 from .loss import (  # noqa: E402
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     MultiLabelMarginLoss,
@@ -143,4 +144,4 @@ from .sparse import EmbeddingBag  # noqa: E402
 
 __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-            "TripletMarginWithDistanceLoss", "EmbeddingBag"]
+            "TripletMarginWithDistanceLoss", "EmbeddingBag", "CTCLoss"]
