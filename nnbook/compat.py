@@ -305,6 +305,22 @@ DIFFERENCES = [
                "CPU divides each row's gradient by the count of another row",
                "each row's gradient is divided by how often that row occurs in the input, as "
                "`F.embedding` does", "the documented rule"),
+    Difference("layers and losses", "`F.ctc_loss` (and `nn.CTCLoss`) gives `log_probs` the "
+               "gradient exp(log_probs) - gamma, gamma being each class' share of the "
+               "alignments at each frame: the gradient of the loss of log_softmax(log_probs), "
+               "right only when `log_probs` already are log-probabilities and are not "
+               "differentiated themselves",
+               "`log_probs` get -gamma, the derivative of the loss computed (gradcheck "
+               "agrees); logits before a `log_softmax` get softmax - gamma in both libraries",
+               "a gradient that disagrees with its forward cannot be taught; a model that "
+               "ends in log_softmax, the documented use, trains the same"),
+    Difference("layers and losses", "`F.ctc_loss` computes with a target that holds the "
+               "blank (as if it were a label), and reads past `log_probs` for a label outside "
+               "0 to C - 1", "a label equal to `blank` raises InputError (with the hint for "
+               "labels that count from 0), one outside 0 to C - 1 a DimError; the padding "
+               "after each target length is still not read", "the blank means 'no label': "
+               "in a target it is a mistake in the labels, and a label beyond C has no "
+               "probability to read"),
     Difference("layers and losses", "`inplace=True` (`F.relu`, `nn.ReLU`, `F.dropout`) "
                "changes the input", "it is accepted and a new tensor is returned; use the "
                "returned value", "an in-place change would invalidate saved values students "

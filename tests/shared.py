@@ -190,6 +190,11 @@ def _layer_functions():
                                    [(7, 5), (2, 3)]),
         "triplet_margin_with_distance_loss": (
             lambda a, p, n: F.triplet_margin_with_distance_loss(a, p, n, swap=True), [(7, 5)] * 3),
+        "ctc_loss": (lambda lp: F.ctc_loss(lp, nb.tensor([[2, 2, 3], [4, 1, 0]]), (7, 5), (3, 2),
+                                           reduction="none"), [(7, 2, 5)]),
+        "adaptive_log_softmax": (lambda x: nb.nn.AdaptiveLogSoftmaxWithLoss(
+            5, 9, [3, 6], div_value=2.0, dtype=nb.float64)(x, nb.tensor([0, 4, 8, 2, 6, 7, 1]))
+            .output, [(7, 5)]),
     }
 
 

@@ -391,6 +391,24 @@ MISTAKES = [
     Mistake("poisson-stirling-half", "nnbook/nn/functional_losses.py",
             "0.5 * (2 * math.pi * t).log()", "(2 * math.pi * t).log()",
             "Stirling's log(2 pi t) without its 1/2"),
+    # -- CTC and the adaptive softmax ----------------------------------------------------------
+    Mistake("ctc-skip-between-repeats", "nnbook/ops/sequence_losses.py",
+            "can_skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])",
+            "can_skip[:, 2:] = ext[:, 2:] != blank",
+            "a path allowed to skip the blank between two equal labels, so 'a a' reads as 'a'"),
+    Mistake("ctc-beta-ends-a-frame-late", "nnbook/ops/sequence_losses.py",
+            "beta[t] = np.where((input_lengths == t + 1)[:, None], ending, beta[t])",
+            "beta[t] = np.where((input_lengths == t)[:, None], ending, beta[t])",
+            "the backward recursion started at frame T_n instead of T_n - 1"),
+    Mistake("ctc-mean-of-an-empty-target", "nnbook/ops/sequence_losses.py",
+            "losses = losses / np.maximum(self.target_lengths, 1)",
+            "losses = losses / self.target_lengths",
+            "'mean' divides by target lengths of 0 (PyTorch clamps them to 1)"),
+    Mistake("adaptive-softmax-cluster-offset", "nnbook/nn/layers/adaptive.py",
+            "inside = labels[rows] - self.cutoffs[i]",
+            "inside = labels[rows] - self.shortlist_size",
+            "a class's place in its cluster counted from the shortlist's end, right only for "
+            "the first cluster"),
 ]
 
 

@@ -82,6 +82,7 @@ from .functional_losses import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cosine_embedding_loss,
+    ctc_loss,
     gaussian_nll_loss,
     hinge_embedding_loss,
     huber_loss,

@@ -3,7 +3,8 @@
 l1, smooth_l1, huber, the binary cross-entropies and kl_div are ops
 (``ops/elementwise_losses.py``), and so are the multi-class margins multi_margin and
 multilabel_margin (``ops/margin_losses.py``); the other margin and likelihood losses are a
-few lines of tensor maths, as PyTorch writes them.  Arguments, defaults and the old
+few lines of tensor maths, as PyTorch writes them; ctc_loss is an op of its own
+(``ops/sequence_losses.py``).  Arguments, defaults and the old
 ``size_average``/``reduce`` flags are PyTorch's.
 """
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ..errors import ArgumentError, DimError, DTypeError, ShapeError, fmt_shape,
 from ..ops import elementwise_losses as losses
 from ..ops.losses import check_reduction, shape_mismatch
 from ..ops.margin_losses import MultilabelMarginLoss, MultiMarginLoss
-from ..tensor import apply
+from ..ops.sequence_losses import CtcLoss
+from ..tensor import _wrap, apply
 from .arguments import _array, _data, _fail, _tensor, legacy_reduction
 from .functional_activations import logsigmoid
 from .functional_distance import pairwise_distance
@@ -28,7 +30,7 @@ __all__ = ["l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
            "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
            "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss"]
 
 
 def _pair(fn, input, target):
@@ -371,3 +373,35 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if swap:  # the harder of the two negatives' distances
         d_neg = d_neg.minimum(distance(positive, negative))
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+# ---------------------------------------------------------------------------
+# Sequences
+# ---------------------------------------------------------------------------
+
+def _lengths(fn, name, value):
+    """A tensor or numpy array of lengths, or a tuple or list of ints (as PyTorch takes)."""
+    if isinstance(value, (tuple, list)) and all(isinstance(v, numbers.Integral) and
+                                                 not isinstance(v, bool) for v in value):
+        return _wrap(np.array(value, dtype=np.int64).reshape(len(value)))
+    if isinstance(value, numbers.Number):
+        _fail(fn, f"{name} must be a tensor or a tuple of ints, got the number {value!r}.",
+              cls=DTypeError, hint=f"one sample's length too: {name}=({value},) or "
+              f"nb.tensor({value}).")
+    if isinstance(value, (tuple, list)):
+        _fail(fn, f"{name} must hold ints, got {value!r}.", cls=DTypeError,
+              hint="lengths count frames and labels: e.g. (9, 7, 9).")
+    return _data(fn, name, value)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """-log p(targets | log_probs), summed over every alignment of the labels with the
+    frames (connectionist temporal classification).  log_probs (T, N, C) or (T, C), from
+    log_softmax over the classes, one of which is the blank; targets (N, S), padded, or the
+    targets one after another; 'mean' divides each loss by its target length, then averages."""
+    fn = "ctc_loss"
+    op = CtcLoss(blank, reduction, zero_infinity)
+    return apply(op, _tensor(fn, "log_probs", log_probs), _data(fn, "targets", targets),
+                 _lengths(fn, "input_lengths", input_lengths),
+                 _lengths(fn, "target_lengths", target_lengths))

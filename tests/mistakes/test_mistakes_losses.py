@@ -1,7 +1,10 @@
 """Mistakes with the margin and likelihood losses: class indices where 0/1 targets are
 wanted and the other way round, one-hot labels, labels counted from 1, a variance that can
-go negative or has the wrong shape, scores with an extra dimension; and bags of
-embeddings without offsets, with the bags' lengths as offsets, or with float token ids.
+go negative or has the wrong shape, scores with an extra dimension; bags of
+embeddings without offsets, with the bags' lengths as offsets, or with float token ids; CTC
+with labels counted from the blank's 0, batch-first log-probabilities, or lengths of the raw
+input or as floats; and an adaptive softmax with n_classes among its cutoffs, a language
+model's (B, T, H) batch, or a class beyond n_classes.
 
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
@@ -126,4 +129,60 @@ EMBEDDING_BAGS = [
 
 @pytest.mark.parametrize("m", EMBEDDING_BAGS)
 def test_embedding_bag_mistake(m, tmp_path):
+    check(m, tmp_path)
+
+
+# -- sequences: CTC, and the adaptive softmax of large vocabularies ----------------------
+
+def speech_batch():
+    """9 frames of 3 utterances over 5 classes (class 0 the blank), and their lengths."""
+    log_probs = nb.randn(9, 3, 5).log_softmax(2)
+    return log_probs, nb.tensor([9, 7, 9]), nb.tensor([3, 1, 4])
+
+
+def adaptive_softmax_and_a_language_model_batch():
+    """Hidden states of 4 sequences of 6 tokens (B, T, H), and the next tokens (B, T)."""
+    return (nn.AdaptiveLogSoftmaxWithLoss(16, 100, [10, 40]), nb.randn(4, 6, 16),
+            nb.randint(0, 100, (4, 6)))
+
+
+SEQUENCES = [
+    mistake("ctc_loss with labels that count from 0, the blank's index", speech_batch,
+            lambda s: F.ctc_loss(s[0], nb.tensor([[0, 2, 3, 0], [1, 0, 0, 0], [3, 2, 3, 3]]),
+                                 s[1], s[2]),
+            InputError, "ctc_loss", r"sample 0 hold the blank \(class 0\) as label 0",
+            r"shift them: targets \+ 1.*blank=C - 1"),
+    mistake("CTCLoss on batch-first log-probabilities", speech_batch,
+            lambda s: nn.CTCLoss()(s[0].transpose(0, 1), nb.tensor([[2, 2, 3, 0], [1, 0, 0, 0],
+                                                                    [4, 3, 4, 4]]), s[1], s[2]),
+            ShapeError, "CTCLoss, in ctc_loss",
+            r"input_lengths must hold one length per sample, 9, got 3",
+            r"batch-first \(N, T, C\).*log_probs\.transpose\(0, 1\)"),
+    mistake("ctc_loss with the raw input's length instead of the model's frames", speech_batch,
+            lambda s: F.ctc_loss(s[0], nb.tensor([2, 2, 3, 1, 4, 3, 4, 4]),
+                                 nb.tensor([36, 28, 36]), s[2]),
+            InputError, "ctc_loss", r"input_lengths\[0\] = 36 is not a number of frames from "
+            r"0 to 9", r"after a strided convolution or a pooling, count its output steps"),
+    mistake("ctc_loss with lengths computed as floats", speech_batch,
+            lambda s: F.ctc_loss(s[0], nb.tensor([2, 2, 3, 1, 4, 3, 4, 4]), s[1] / 1, s[2]),
+            DTypeError, "ctc_loss", r"input_lengths must hold integers, got float32",
+            r"lengths\.long\(\)"),
+    mistake("AdaptiveLogSoftmaxWithLoss with n_classes among its cutoffs", None,
+            lambda: nn.AdaptiveLogSoftmaxWithLoss(16, 100, [10, 40, 100]),
+            InputError, "AdaptiveLogSoftmaxWithLoss", r"each from 1 to n_classes - 1 = 99; "
+            r"got \[10, 40, 100\]", r"leave n_classes out.*cutoffs=\[10, 40\]"),
+    mistake("AdaptiveLogSoftmaxWithLoss on a language model's (B, T, H) hidden states",
+            adaptive_softmax_and_a_language_model_batch, lambda s: s[0](s[1], s[2]),
+            ShapeError, "AdaptiveLogSoftmaxWithLoss", r"0-D or 1-D target.*got 2-D",
+            r"input\.reshape\(-1, 16\), target\.reshape\(-1\)"),
+    mistake("AdaptiveLogSoftmaxWithLoss with a class beyond n_classes",
+            adaptive_softmax_and_a_language_model_batch,
+            lambda s: s[0](s[1][0], nb.tensor([3, 99, 100, 7, 0, 12])),
+            DimError, "AdaptiveLogSoftmaxWithLoss", r"target values should be in \[0, 99\], "
+            r"but values in \[0, 100\] were found", r"n_classes must exceed the largest class"),
+]
+
+
+@pytest.mark.parametrize("m", SEQUENCES)
+def test_sequence_loss_mistake(m, tmp_path):
     check(m, tmp_path)

@@ -129,7 +129,9 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "CircularPad1d", "CircularPad2d", "RMSNorm", "LocalResponseNorm", "GLU",
             "Hardshrink", "Softshrink", "Softmax2d", "ConvTranspose1d", "AdaptiveAvgPool1d",
             "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 from .loss import (  # noqa: E402
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     MultiLabelMarginLoss,
@@ -143,4 +145,5 @@ from .sparse import EmbeddingBag  # noqa: E402
 
 __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
-            "TripletMarginWithDistanceLoss", "EmbeddingBag"]
+            "TripletMarginWithDistanceLoss", "EmbeddingBag", "CTCLoss",
+            "AdaptiveLogSoftmaxWithLoss"]

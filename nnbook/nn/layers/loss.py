@@ -11,6 +11,7 @@ import numpy as np
 
 from ...errors import InputError, message
 from ...ops.losses import check_reduction
+from ...ops.sequence_losses import check_blank
 from ...tensor import Tensor, _wrap
 from .. import functional as F
 from ..module import Module
@@ -290,3 +291,22 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification: -log p(target | log_probs), summed over every
+    alignment of the target's labels with the frames (see ``ops/sequence_losses.py``).
+
+    forward(log_probs, targets, input_lengths, target_lengths): log_probs (T, N, C) from
+    log_softmax over the classes, class ``blank`` meaning "no label"; targets (N, S) padded,
+    or one after another; the lengths as tensors or tuples.
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = check_blank(blank, "CTCLoss")
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=self.blank,
+                          reduction=self.reduction, zero_infinity=self.zero_infinity)
