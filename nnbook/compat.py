@@ -391,6 +391,21 @@ DIFFERENCES = [
                "signals copies the gradient straight through, though the forward moved the "
                "pixels", "the backward is the forward's derivative (gradcheck agrees)",
                "a gradient that disagrees with its forward cannot be taught"),
+    Difference("layers and losses", "`F.grid_sample` also reads volumes: a 5-D input "
+               "(N, C, D, H, W) at a grid (N, D_out, H_out, W_out, 3)", "a ShapeError: "
+               "`F.grid_sample` reads images (N, C, H, W); `F.affine_grid` makes a volume's "
+               "grid all the same", "each sampled dimension is one more axis of taps to "
+               "explain; the lessons' spatial transformers move images"),
+    Difference("layers and losses", "`F.rrelu(x, training=True)` and `nn.RReLU` in training "
+               "mode draw their slopes from PyTorch's generator", "from nnbook's "
+               "(`nb.manual_seed` repeats them): other slopes from the same range; in eval "
+               "mode both use the mean slope", "nnbook draws with numpy"),
+    Difference("layers and losses", "`nn.ChannelShuffle(0)`, `nn.RReLU(lower=0.5, "
+               "upper=0.1)` and `nn.LPPool2d(0, 3)` are built, and fail when called; "
+               "`F.lp_pool1d/2d` with `norm_type=0` raise a ZeroDivisionError", "the layers "
+               "are refused when built, and the functions raise, with an InputError (a "
+               "ValueError)", "a layer that can only fail is a mistake to point at where it "
+               "is made"),
     Difference("layers and losses", "`F.max_unpool1d/2d` (and `nn.MaxUnpool1d/2d`) given "
                "one place twice (overlapping pooling windows that found the same maximum) "
                "writes the last value there, and its backward gives that place's gradient to "

@@ -24,6 +24,7 @@ from .ops import bins, explog, floats, ternary
 from .ops import einsum as einsum_ops
 from .ops import elementwise as ew
 from .ops import shape as shape_ops
+from .ops.base import is_real
 from .tensor import Tensor, _as, _binary, _wrap, apply
 
 
@@ -315,6 +316,31 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
 
 
+def pdist(input, p=2):
+    """The p-norm distance between every pair of rows of input (N, M), pairs (i, j) with
+    i < j in the order (0, 1), (0, 2), ..., (N - 2, N - 1): a vector of N (N - 1) / 2.
+    cdist(x, x) holds the same numbers above its diagonal."""
+    _tensors("nb.pdist", input=input)
+    if input.ndim != 2:
+        raise ShapeError(message(
+            f"pdist takes a matrix (N, M), one point per row, got {input.ndim}-D with shape "
+            f"{fmt_shape(input.shape)}.", where="nb.pdist",
+            hint="for a batch of point sets use nb.cdist(x, x), which is (..., N, N)."))
+    if input.dtype.kind != "f":
+        raise DTypeError(message(
+            f"pdist needs floating point rows, got {input.dtype.name}.", where="nb.pdist",
+            hint="convert them first: x.float()."))
+    if not is_real(p):
+        raise ArgumentError(message(f"p must be a number, got {p!r}.", where="nb.pdist",
+                                    hint="p=2 (the default) is the Euclidean distance."))
+    if not p >= 0:  # (NaN is refused too)
+        raise InputError(message(
+            f"p must be >= 0 (or inf), got {p!r}.", where="nb.pdist",
+            hint="p=2 (the default) is the Euclidean distance, p=1 the city-block one."))
+    first, second = np.triu_indices(input.shape[0], k=1)
+    return (input[_wrap(first)] - input[_wrap(second)]).norm(p, dim=1)
+
+
 def tensordot(a, b, dims=2, out=None):
     """Sums of products over pairs of dims: ``dims=n`` pairs a's last n dims with b's first
     n, ``dims=([1, 2], [0, 1])`` names the pairs.  The result has a's other dims, then b's.
@@ -492,9 +518,9 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 __all__ = list(METHODS) + ["add", "sub", "mul", "div", "true_divide", "subtract", "multiply",
                            "divide", "pow", "where", "einsum", "broadcast_shapes",
-                           "broadcast_tensors", "meshgrid", "cdist", "std_mean", "var_mean",
-                           "remainder", "floor_divide", "xlogy", "isin", "searchsorted",
-                           "bucketize", "tensordot", "block_diag", "cartesian_prod",
+                           "broadcast_tensors", "meshgrid", "cdist", "pdist", "std_mean",
+                           "var_mean", "remainder", "floor_divide", "xlogy", "isin",
+                           "searchsorted", "bucketize", "tensordot", "block_diag", "cartesian_prod",
                            "combinations", "chain_matmul", "polygamma", "float_power", "ldexp",
                            "bitwise_left_shift", "bitwise_right_shift", "trapezoid", "trapz",
                            "cumulative_trapezoid", "vander"]

@@ -101,6 +101,10 @@ def _layer_functions():
         nb.manual_seed(0)
         return F.gumbel_softmax(x, tau=0.5, hard=True, dim=1)
 
+    def rrelu(x):  # the same slopes on every call
+        nb.manual_seed(0)
+        return F.rrelu(x, 0.1, 0.3, training=True)
+
     return {
         "exp": (lambda x: x.exp(), [(7, 5)]),
         "tanh": (lambda x: x.tanh(), [(7, 5)]),
@@ -195,6 +199,19 @@ def _layer_functions():
         "adaptive_log_softmax": (lambda x: nb.nn.AdaptiveLogSoftmaxWithLoss(
             5, 9, [3, 6], div_value=2.0, dtype=nb.float64)(x, nb.tensor([0, 4, 8, 2, 6, 7, 1]))
             .output, [(7, 5)]),
+        "affine_grid": (lambda t: F.affine_grid(t, (2, 3, 4, 6), align_corners=False),
+                        [(2, 2, 3)]),
+        "grid_sample": (lambda x, g: F.grid_sample(x, g, align_corners=False),
+                        [(2, 3, 7, 5), (2, 4, 6, 2)]),
+        "grid_sample_bicubic_reflection": (lambda x, g: F.grid_sample(
+            x, g, "bicubic", "reflection", align_corners=True), [(2, 3, 7, 5), (2, 4, 6, 2)]),
+        "grid_sample_nearest_border": (lambda x, g: F.grid_sample(
+            x, g, "nearest", "border", align_corners=False), [(2, 3, 7, 5), (2, 4, 6, 2)]),
+        "lp_pool2d": (lambda x: F.lp_pool2d(x, 2, (3, 2), stride=(2, 1)), [(2, 3, 7, 5)]),
+        "lp_pool1d": (lambda x: F.lp_pool1d(x, 2, 3, stride=2), [(2, 3, 9)]),
+        "pdist": (F.pdist, [(7, 5)]),
+        "channel_shuffle": (lambda x: F.channel_shuffle(x, 3), [(2, 6, 3, 5)]),
+        "rrelu": (rrelu, [(7, 5)]),
     }
 
 

@@ -409,6 +409,22 @@ MISTAKES = [
             "inside = labels[rows] - self.shortlist_size",
             "a class's place in its cluster counted from the shortlist's end, right only for "
             "the first cluster"),
+    # -- spatial transformers and more image layers ---------------------------------------
+    Mistake("grid-sample-scatter-assign", "nnbook/ops/sampling.py",
+            "np.add.at(planes, at, per_tap.reshape(n, c, taps))",
+            "planes[at] = per_tap.reshape(n, c, taps)",
+            "a pixel read by several points keeps one point's gradient instead of their sum"),
+    Mistake("grid-sample-nearest-half-up", "nnbook/ops/sampling.py",
+            "return np.rint(py)[..., None], np.rint(px)[..., None], one, zero, zero",
+            "return np.floor(py + 0.5)[..., None], np.floor(px + 0.5)[..., None], one, zero, "
+            "zero", "'nearest' rounding halves up, not to even as PyTorch's nearbyint"),
+    Mistake("grid-sample-reflection-slope", "nnbook/ops/sampling.py",
+            "np.where(even, direction, -direction)", "np.where(even, direction, direction)",
+            "a point mirrored back into the image moves the same way as the grid after an "
+            "odd number of folds: the grid's gradient gets the wrong sign there"),
+    Mistake("lp-pool-window-size", "nnbook/nn/functional.py",
+            ".mul(window).pow(1.0 / p)", ".pow(1.0 / p)",
+            "LP pooling of the window's mean of x^p, not its sum"),
 ]
 
 

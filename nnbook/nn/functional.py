@@ -9,14 +9,15 @@ Inputs that may need a gradient must be nnbook Tensors.  Data that never does
 """
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
 import numpy as np
 
-from ..errors import InputError, MissingNameError, ShapeError, fmt_shape
-from ..functions import einsum
-from ..ops.base import channels_hint
+from ..errors import ArgumentError, InputError, MissingNameError, ShapeError, fmt_shape
+from ..functions import einsum, pdist
+from ..ops.base import channels_hint, is_real, pair
 from ..ops.class_targets import OneHot
 from ..ops.dropout import Dropout
 from ..ops.explog import Softplus
@@ -44,6 +45,7 @@ from .arguments import (
     _data,
     _fail,
     _tensor,
+    _where,
     legacy_reduction,
 )
 from .functional_activations import (
@@ -61,6 +63,7 @@ from .functional_activations import (
     mish,
     prelu,
     relu6,
+    rrelu,
     selu,
     silu,
     softmin,
@@ -107,7 +110,15 @@ from .functional_norms import (  # one_hot is defined below
     local_response_norm,
     rms_norm,
 )
-from .functional_vision import fold, pixel_shuffle, pixel_unshuffle, unfold
+from .functional_vision import (
+    affine_grid,
+    channel_shuffle,
+    fold,
+    grid_sample,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+)
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -118,7 +129,7 @@ __all__ = [
     "upsample_nearest", "upsample_bilinear",
     "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
-    "mse_loss", "dropout", "pad", "softplus", "one_hot",
+    "mse_loss", "dropout", "pad", "softplus", "one_hot", "pdist", "lp_pool1d", "lp_pool2d",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
                 functional_dropout, functional_losses, functional_norms, functional_vision):
@@ -324,6 +335,54 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     input = _tensor("avg_pool2d", "input", input)
     return apply(AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad,
                            divisor_override), input)
+
+
+def _norm_type(fn: str, norm_type) -> float:
+    if not is_real(norm_type):
+        _fail(fn, f"norm_type must be a number, got {norm_type!r}.", cls=ArgumentError,
+              hint="norm_type=2 pools each window to its Euclidean norm.")
+    if norm_type == 0:  # (PyTorch: a ZeroDivisionError, from 1 / norm_type)
+        _fail(fn, "norm_type=0 has no norm: the result is the 1 / norm_type power.",
+              hint="norm_type=1 sums each window, 2 takes its Euclidean norm, "
+              "float('inf') its largest magnitude.")
+    return norm_type
+
+
+def _lp_pool(x, p, window: int, mean_pool, max_pool):
+    """(Σ_window x^p)^(1/p), computed as PyTorch does: the window's mean of x^p, times the
+    window's size, to the power 1/p."""
+    if p == math.inf:  # the limit: the largest |x| of the window
+        return max_pool(x.abs())
+    if p == -math.inf:  # and the smallest
+        return -max_pool(-x.abs())
+    mean = mean_pool(x.pow(p))
+    # sign(mean)·relu(|mean|) is mean itself, with slope 0 where mean = 0 (where the
+    # 1/p power's slope is infinite): a window of zeros passes no gradient back
+    return (mean.sign() * mean.abs().relu()).mul(window).pow(1.0 / p)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window of a signal (N, C, L), p = norm_type: no padding, and
+    ``stride`` defaults to ``kernel_size`` (an int here, as in PyTorch)."""
+    fn = "lp_pool1d"
+    x, p = _tensor(fn, "input", input), _norm_type(fn, norm_type)
+    if not isinstance(kernel_size, numbers.Integral) or isinstance(kernel_size, bool):
+        _fail(fn, f"kernel_size must be an int, got {kernel_size!r}.", cls=ArgumentError,
+              hint="e.g. kernel_size=3.")
+    return _lp_pool(x, p, kernel_size,
+                    lambda t: avg_pool1d(t, kernel_size, stride, 0, ceil_mode),
+                    lambda t: max_pool1d(t, kernel_size, stride, 0, 1, ceil_mode))
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window of an image (N, C, H, W), p = norm_type: no padding, and
+    ``stride`` defaults to ``kernel_size``."""
+    fn = "lp_pool2d"
+    x, p = _tensor(fn, "input", input), _norm_type(fn, norm_type)
+    kh, kw = pair(kernel_size, "kernel_size", _where(fn))
+    return _lp_pool(x, p, kh * kw,
+                    lambda t: avg_pool2d(t, kernel_size, stride, 0, ceil_mode),
+                    lambda t: max_pool2d(t, kernel_size, stride, 0, 1, ceil_mode))
 
 
 def adaptive_avg_pool2d(input, output_size):

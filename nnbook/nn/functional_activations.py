@@ -22,7 +22,7 @@ from .arguments import _fail, _tensor
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softsign",
            "hardtanh", "relu6", "hardsigmoid", "hardswish", "tanhshrink", "logsigmoid",
            "softmin", "threshold", "prelu", "gumbel_softmax", "hardshrink", "softshrink",
-           "glu"]
+           "glu", "rrelu"]
 
 
 def _unary(fn: str, op, input):
@@ -183,3 +183,12 @@ def glu(input, dim=-1):
               hint="the layer before must output twice the features wanted after glu.")
     a, b = x.chunk(2, dim)
     return a * b.sigmoid()
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomised leaky relu: x where x > 0, a x elsewhere.  While training, each element
+    gets its own slope a drawn from Uniform(lower, upper) (from nnbook's generator);
+    otherwise a is the mean slope (lower + upper) / 2 (note: ``training`` defaults to
+    False here, as in PyTorch)."""
+    x = _tensor("rrelu", "input", input)
+    return apply(act.Rrelu(numpy_generator(), lower, upper, training), x)

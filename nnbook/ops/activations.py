@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, ShapeError, fmt_shape
+from ..errors import InputError, ShapeError, fmt_shape, message
 from .base import Op, check_float, is_real
 from .explog import _erf
 
@@ -79,6 +79,44 @@ class Elu(Activation):
             self.e = np.exp(np.minimum(self.x, 0) * c)
         slope = np.where(self.positive, self.scale, self.scale * self.alpha * c * self.e)
         return (grad_out * slope,)
+
+
+class Rrelu(Activation):
+    """Randomised leaky relu: x where x > 0, a x elsewhere.  While training, each element
+    gets its own slope a, drawn from Uniform(lower, upper) by ``generator`` (a numpy
+    Generator; ``F.rrelu`` passes nnbook's seeded one); otherwise a is the mean slope
+    (lower + upper) / 2, and rrelu is a leaky relu."""
+
+    name = "rrelu"
+
+    def __init__(self, generator, lower=1 / 8, upper=1 / 3, training=False):
+        self.lower, self.upper = check_slopes(lower, upper, self.where)
+        self.generator, self.training = generator, bool(training)
+
+    def forward(self, x):
+        if self.training:
+            slopes = self.generator.uniform(self.lower, self.upper, x.shape).astype(x.dtype)
+        else:
+            slopes = x.dtype.type((self.lower + self.upper) / 2)
+        self.slope = np.where(x > 0, x.dtype.type(1), slopes)
+        return x * self.slope
+
+    def backward(self, grad_out):  # y = x (x > 0), a x (x <= 0);  dy/dx = 1 or a
+        return (grad_out * self.slope,)
+
+
+def check_slopes(lower, upper, where: str) -> tuple:
+    """rrelu's range of slopes: two numbers, lower <= upper (the one check of them, for the
+    op, the function and the layer)."""
+    for name, value in (("lower", lower), ("upper", upper)):
+        if not is_real(value):
+            raise InputError(message(f"{name} must be a number, got {value!r}.", where=where,
+                                     hint=f"give {name} as a float, e.g. {name}=0.125."))
+    if lower > upper:
+        raise InputError(message(
+            f"lower={lower} must be at most upper={upper}: the slopes are drawn between them.",
+            where=where, hint="give the smaller slope first, e.g. lower=0.125, upper=0.333."))
+    return float(lower), float(upper)
 
 
 SELU_ALPHA = 1.6732632423543772848170429916717

@@ -68,6 +68,8 @@ LAYERS = {  # a layer, and the shape of an input it takes
     "Softshrink(0.3)": (7, 5), "LocalResponseNorm(3)": (2, 5, 3, 4),
     "AdaptiveAvgPool1d(4)": (2, 3, 7), "AdaptiveMaxPool1d(4, return_indices=True)": (2, 3, 7),
     "ConvTranspose1d(4, 6, 3, stride=2, groups=2)": (2, 4, 7), "Softmax2d()": (2, 5, 3, 4),
+    "ChannelShuffle(3)": (2, 6, 3, 5), "LPPool1d(2, 3, 2)": (2, 3, 9),
+    "LPPool2d(1.5, (3, 2), stride=1)": (2, 3, 7, 5), "RReLU(0.1, 0.3)": (7, 5),
 }
 
 

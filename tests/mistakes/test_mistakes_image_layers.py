@@ -1,6 +1,7 @@
 """Mistakes with the layers that rearrange, pad and normalise images and signals: Fold,
-PixelShuffle, the padding layers, InstanceNorm, GLU, ConvTranspose1d, MaxUnpool2d and
-F.interpolate.
+PixelShuffle, the padding layers, InstanceNorm, GLU, ConvTranspose1d, MaxUnpool2d,
+F.interpolate, ChannelShuffle, RReLU, and a spatial transformer's F.affine_grid and
+F.grid_sample.
 
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
@@ -78,6 +79,40 @@ MISTAKES = [
     mistake("interpolate with antialias=True", lambda: nb.randn(2, 3, 7, 5),
             lambda x: F.interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
             InputError, "F.interpolate", r"antialias=True is not supported", r"mode='area'"),
+    mistake("a localisation net's theta passed on flat, (N, 6), to affine_grid",
+            lambda: (nn.Linear(10, 6)(nb.randn(2, 10)), nb.randn(2, 1, 28, 28)),
+            lambda tx: F.affine_grid(tx[0], tx[1].size(), align_corners=False),
+            ShapeError, "affine_grid", r"theta of shape \(N, 2, 3\).* got \(2, 6\)",
+            r"theta\.view\(-1, 2, 3\)"),
+    mistake("affine_grid given the image's height and width only",
+            lambda: (nb.randn(2, 2, 3), nb.randn(2, 1, 28, 28)),
+            lambda tx: F.affine_grid(tx[0], tx[1].shape[2:], align_corners=False),
+            InputError, "affine_grid", r"\(N, C, H, W\) for an image .* got 2 numbers",
+            r"x\.size\(\)"),
+    mistake("grid_sample given a convolution's output (N, 2, H, W) as the grid",
+            lambda: (nb.randn(2, 3, 7, 5), nn.Conv2d(3, 2, 3, padding=1)(nb.randn(2, 3, 7, 5))),
+            lambda xg: F.grid_sample(xg[0], xg[1], align_corners=False),
+            ShapeError, "grid_sample", r"grid \(N, H_out, W_out, 2\)",
+            r"channels-first .* grid\.permute\(0, 2, 3, 1\)"),
+    mistake("grid_sample of a batch with the grid of another batch",
+            lambda: (nb.randn(4, 1, 28, 28),
+                     F.affine_grid(nb.randn(2, 2, 3), (2, 1, 28, 28), align_corners=False)),
+            lambda xg: F.grid_sample(xg[0], xg[1], align_corners=False),
+            ShapeError, "grid_sample", r"one grid per image: the input has 4 and the grid 2",
+            r"F\.affine_grid\(theta, x\.size\(\)\)"),
+    mistake("grid_sample with F.pad's name for reflection", lambda: nb.randn(2, 3, 7, 5),
+            lambda x: F.grid_sample(x, nb.zeros(2, 4, 6, 2), padding_mode="reflect",
+                                    align_corners=False),
+            InputError, "grid_sample", r"padding_mode='reflect' is not one of",
+            r"called 'reflection'"),
+    mistake("ChannelShuffle in groups that do not divide the channels",
+            lambda: (nn.Sequential(nn.Conv2d(3, 8, 1), nn.ChannelShuffle(3)),
+                     nb.randn(2, 3, 7, 5)), lambda mx: mx[0](mx[1]),
+            ShapeError, "1 (ChannelShuffle), in F.channel_shuffle",
+            r"8 channels in dimension 1 to be divisible by groups=3", r"multiple of 3"),
+    mistake("RReLU with its bounds swapped", None, lambda: nn.RReLU(1 / 3, 1 / 8),
+            InputError, "RReLU", r"lower=0\.33+\d* must be at most upper=0\.125",
+            r"smaller slope first"),
 ]
 
 

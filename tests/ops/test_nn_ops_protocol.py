@@ -1,6 +1,7 @@
 """The op protocol for softmax, the losses, batch, instance and RMS norm, dropout, unfold
 and fold, the shrinks, conv_transpose1d, the adaptive 1-D pools, max pooling with indices,
-max unpooling and resizing (nnbook/ops/base.py):
+max unpooling, resizing, rrelu and the spatial transformer's affine_grid and grid_sample
+(nnbook/ops/base.py):
 arguments are checked once, when the op is built; the shape rule stores nothing; an
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
@@ -11,7 +12,7 @@ import nnbook as nb
 import nnbook.nn.functional as F
 from nnbook import nn
 from nnbook.errors import BackwardError, InputError
-from nnbook.ops.activations import Hardshrink, Softshrink
+from nnbook.ops.activations import Hardshrink, Rrelu, Softshrink
 from nnbook.ops.base import Spec
 from nnbook.ops.dropout import Dropout
 from nnbook.ops.embedding_bag import EmbeddingBag
@@ -27,6 +28,7 @@ from nnbook.ops.onedim import (
     MaxUnpool1d,
 )
 from nnbook.ops.pool import MaxPool2d
+from nnbook.ops.sampling import AffineGrid, GridSample
 from nnbook.ops.softmax import LogSoftmax, Softmax
 from nnbook.ops.unfold import Fold, Unfold
 from nnbook.ops.unpool import MaxUnpool2d
@@ -69,6 +71,10 @@ OPS = [
     (lambda: MaxUnpool1d(3, 2), [((2, 3, 5), np.float64), ((2, 3, 5), np.int64)]),
     (lambda: Interpolate((9, 4), None, "bicubic", True), [((2, 3, 7, 5), np.float64)]),
     (lambda: Interpolate(None, 1.7, "area", None, True), [((2, 3, 7), np.float32)]),
+    (lambda: Rrelu(np.random.default_rng(5), 0.1, 0.3, True), [((7, 5), np.float64)]),
+    (lambda: AffineGrid((2, 3, 4, 6), False), [((2, 2, 3), np.float64)]),
+    (lambda: GridSample("bicubic", "reflection", True), [((2, 3, 7, 5), np.float64),
+                                                          ((2, 4, 6, 2), np.float64)]),
 ]
 
 
@@ -103,6 +109,10 @@ def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
     (lambda: Hardshrink("half"), r"lambd must be a number, got 'half'"),
     (lambda: ConvTranspose1d(stride=(2, 2)), r"stride must be an int or a tuple of one"),
     (lambda: AdaptiveMaxPool1d(None), r"output_size must be an int or a tuple of one"),
+    (lambda: Rrelu(None, 0.5, 0.1), r"lower=0.5 must be at most upper=0.1"),
+    (lambda: AffineGrid((2, 3, 4)), r"\(N, C, H, W\) for an image .* got 3 numbers"),
+    (lambda: GridSample("trilinear"), r"mode='trilinear' is not one of"),
+    (lambda: GridSample(padding_mode="circular"), r"padding_mode='circular' is not one of"),
 ])
 def test_bad_arguments_are_refused_when_the_op_is_built(build, message):
     with pytest.raises(InputError, match=message):

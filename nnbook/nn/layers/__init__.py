@@ -16,6 +16,7 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -60,6 +61,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     GlobalAvgPool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
     MaxUnpool1d,
@@ -103,7 +106,7 @@ from .recurrent import GRU, LSTM, RNN, RNNBase  # noqa: E402
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
 
 __all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell"]
-from .fold import Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: E402
+from .fold import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: E402
 from .normalization import (  # noqa: E402
     InstanceNorm1d,
     InstanceNorm2d,
@@ -147,3 +150,4 @@ __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
             "TripletMarginWithDistanceLoss", "EmbeddingBag", "CTCLoss",
             "AdaptiveLogSoftmaxWithLoss"]
+__all__ += ["ChannelShuffle", "LPPool1d", "LPPool2d", "RReLU"]

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message, warn_from_user_code
+from ...ops.activations import check_slopes
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -393,3 +394,22 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Randomised leaky relu: x where x > 0, a x elsewhere, with a drawn for each element
+    from Uniform(lower, upper) while training and the mean (lower + upper) / 2 in eval mode."""
+
+    preserves_channels = True
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        check_slopes(lower, upper, "RReLU")
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace}"

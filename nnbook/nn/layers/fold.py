@@ -1,5 +1,5 @@
-"""Layers that rearrange pixels: Unfold and Fold (im2col and col2im), PixelShuffle and
-PixelUnshuffle.  None has parameters."""
+"""Layers that rearrange pixels: Unfold and Fold (im2col and col2im), PixelShuffle,
+PixelUnshuffle and ChannelShuffle.  None has parameters."""
 from __future__ import annotations
 
 from ...errors import fmt_shape
@@ -94,3 +94,20 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """(N, C, *) -> (N, C, *) with the C channels read as ``groups`` groups, interleaved:
+    after a grouped convolution, each group of the next one sees channels of every group."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = positive_int("ChannelShuffle", "groups", groups)
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

@@ -1,7 +1,9 @@
-"""Pooling: max and average over windows, adaptive average, and global average."""
+"""Pooling: max and average over windows, adaptive average, global average, and the
+p-norm of windows (LPPool)."""
 from __future__ import annotations
 
-from ...ops.base import pair
+from ...errors import ArgumentError, InputError, message
+from ...ops.base import is_int, is_real, pair
 from ...ops.onedim import single
 from .. import functional as F
 from ..module import Module
@@ -245,3 +247,57 @@ class MaxUnpool1d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _LPPool(Module):
+    """What LPPool1d and LPPool2d share: PyTorch's arguments, kept as given."""
+
+    preserves_channels = True  # for hints: the channel count passes through
+    _function = None
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
+        super().__init__()
+        layer = type(self).__name__
+        if not is_real(norm_type):
+            raise ArgumentError(message(
+                f"norm_type must be a number, got {norm_type!r}.", where=layer,
+                hint="norm_type=2 pools each window to its Euclidean norm, 1 to its sum."))
+        if norm_type == 0:
+            raise InputError(message(
+                "norm_type=0 has no norm: the result is the 1 / norm_type power.", where=layer,
+                hint="norm_type=2 pools each window to its Euclidean norm, 1 to its sum."))
+        self._check(layer, kernel_size, stride)
+        self.norm_type, self.kernel_size, self.stride = norm_type, kernel_size, stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return type(self)._function(input, self.norm_type, self.kernel_size, self.stride,
+                                    self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(_LPPool):
+    """The p-norm (Σ x^p)^(1/p) of each kernel_size window, p = norm_type: sum pooling for
+    p = 1, max pooling (of |x|) as p grows to inf.  No padding."""
+
+    _function = staticmethod(F.lp_pool2d)
+
+    @staticmethod
+    def _check(layer, kernel_size, stride):
+        _check_windows(layer, kernel_size, stride, 0)
+
+
+class LPPool1d(_LPPool):
+    """The p-norm of each window of kernel_size values along L (an int, as in PyTorch)."""
+
+    _function = staticmethod(F.lp_pool1d)
+
+    @staticmethod
+    def _check(layer, kernel_size, stride):
+        if not is_int(kernel_size):
+            raise ArgumentError(message(f"kernel_size must be an int, got {kernel_size!r}.",
+                                        where=layer, hint="e.g. LPPool1d(2, 3)."))
+        _check_signal_windows(layer, kernel_size, stride, 0)
