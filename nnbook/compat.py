@@ -396,6 +396,11 @@ DIFFERENCES = [
                "`F.grid_sample` reads images (N, C, H, W); `F.affine_grid` makes a volume's "
                "grid all the same", "each sampled dimension is one more axis of taps to "
                "explain; the lessons' spatial transformers move images"),
+    Difference("layers and losses", "`F.grid_sample` at a grid point that is NaN gives NaN, "
+               "0 or a value read from elsewhere, by mode and padding ('bicubic': NaN; "
+               "'reflection': a pixel's value; 'border' has crashed)", "'bilinear' gives NaN, "
+               "'nearest' and 'bicubic' give 0 (the point reads no pixel)", "PyTorch's "
+               "answer there is not defined; nnbook's never reads outside the image"),
     Difference("layers and losses", "`F.rrelu(x, training=True)` and `nn.RReLU` in training "
                "mode draw their slopes from PyTorch's generator", "from nnbook's "
                "(`nb.manual_seed` repeats them): other slopes from the same range; in eval "
