@@ -425,14 +425,16 @@ DIFFERENCES = [
                "changes: a ShapeError unless the parametrization was registered with "
                "`unsafe=True`, and an InputError", "a failed call leaves the model as it was"),
     Difference("layers and losses", "a Parameter assigned to a parametrized tensor and the old "
-               "`spectral_norm` on a parameter the layer lacks raise KeyError; a "
+               "`spectral_norm` on a parameter the layer lacks raise KeyError (ValueError for "
+               "the bias of a layer built with `bias=False`, TypeError when pruning it); a "
                "parametrization that is not a Module raises AttributeError; "
                "`importance_scores` or a custom mask of another shape raise AssertionError",
-               "ModuleAttributeError (an AttributeError), ArgumentError (a TypeError) and "
-               "ShapeError (a ValueError), with hints; the other mistakes of "
-               "`nn.utils.parametrize`, `parametrizations`, `weight_norm`, `spectral_norm` and "
-               "`prune` raise nnbook errors of PyTorch's classes", "each says which tensor, "
-               "what came and what to write instead"),
+               "ModuleAttributeError (an AttributeError) for a parameter that is not there or "
+               "a Parameter assigned, ArgumentError (a TypeError) and ShapeError (a "
+               "ValueError), with hints; the other mistakes of `nn.utils.parametrize`, "
+               "`parametrizations`, `weight_norm`, `spectral_norm` and `prune` raise nnbook "
+               "errors of PyTorch's classes", "each says which tensor, what came and what to "
+               "write instead"),
     Difference("layers and losses", "`module._forward_pre_hooks` (private) maps hook ids to "
                "hooks; the pruning tutorial finds a tensor's `PruningContainer` there", "it "
                "exists once a hook is registered and maps ids to (hook, flags) pairs; "
