@@ -445,6 +445,45 @@ DIFFERENCES = [
                "PyTorch uses on both paths); `enable_nested_tensor` "
                "is accepted and ignored", "the same model gives the same numbers with and "
                "without `no_grad()`; every other position agrees with PyTorch's either way"),
+    Difference("layers and losses", "`prune.random_unstructured` and "
+               "`prune.random_structured` choose with PyTorch's generator, and `spectral_norm` "
+               "(both kinds) starts its vectors u and v from it", "they draw from nnbook's "
+               "generator (`nb.manual_seed`): the same number of entries or slices pruned, "
+               "others chosen; other starting u and v. The deterministic methods "
+               "(`l1_unstructured`, `ln_structured`, `global_unstructured`, "
+               "`custom_from_mask`) choose as PyTorch does, and a state dict loaded across "
+               "gives the same sigma", "nnbook draws with numpy; compare masks and sigmas "
+               "with weights and buffers loaded across"),
+    Difference("layers and losses", "assigning a parametrized tensor a value of another shape "
+               "(`layer.weight = t`) stores it, and the layer fails at its next call; pruning "
+               "again with an amount larger than what is left raises after taking the pruning "
+               "hook off (the mask is no longer applied)", "both are refused before anything "
+               "changes: a ShapeError unless the parametrization was registered with "
+               "`unsafe=True`, and an InputError", "a failed call leaves the model as it was"),
+    Difference("layers and losses", "a Parameter assigned to a parametrized tensor and the old "
+               "`spectral_norm` on a parameter the layer lacks raise KeyError (ValueError for "
+               "the bias of a layer built with `bias=False`, TypeError when pruning it); a "
+               "parametrization that is not a Module raises AttributeError; "
+               "`importance_scores` or a custom mask of another shape raise AssertionError",
+               "ModuleAttributeError (an AttributeError) for a parameter that is not there or "
+               "a Parameter assigned, ArgumentError (a TypeError) and ShapeError (a "
+               "ValueError), with hints; the other mistakes of `nn.utils.parametrize`, "
+               "`parametrizations`, `weight_norm`, `spectral_norm` and `prune` raise nnbook "
+               "errors of PyTorch's classes", "each says which tensor, what came and what to "
+               "write instead"),
+    Difference("layers and losses", "`module._forward_pre_hooks` (private) maps hook ids to "
+               "hooks; the pruning tutorial finds a tensor's `PruningContainer` there", "it "
+               "exists once a hook is registered and maps ids to (hook, flags) pairs; "
+               "`prune.L1Unstructured.apply(layer, 'weight', amount=0.2)` (any method's "
+               "`apply`) returns the container with the pruning history",
+               "nnbook keeps each hook's flags beside it"),
+    Difference("layers and losses", "a state dict with the old `weight_g` and `weight_v` keys "
+               "loads into a layer with `parametrizations.weight_norm` (the keys are renamed "
+               "on the way); the old `spectral_norm` converts checkpoints of before PyTorch "
+               "1.0", "such a state dict is refused as any with other keys (a CheckpointError "
+               "listing them); rename `weight_g` to `parametrizations.weight.original0` and "
+               "`weight_v` to `parametrizations.weight.original1`", "nnbook has no hooks that "
+               "rewrite a state dict while it loads; the rename is one line"),
     # -- optimizers ----------------------------------------------------------------------
     Difference("optimizers", "`step()` skips parameters without a gradient silently",
                "it also warns once, naming them (UnusedParameterWarning)", "a parameter that "

@@ -425,6 +425,24 @@ MISTAKES = [
     Mistake("lp-pool-window-size", "nnbook/nn/functional.py",
             ".mul(window).pow(1.0 / p)", ".pow(1.0 / p)",
             "LP pooling of the window's mean of x^p, not its sum"),
+    # -- parametrizations and pruning ----------------------------------------------------------
+    Mistake("spectral-power-step-order", "nnbook/nn/utils/parametrizations.py",
+            "self._u.copy_(normalize(weight_mat.mv(self._v), dim=0, eps=self.eps))\n"
+            "                self._v.copy_(normalize(weight_mat.T.mv(self._u), dim=0, "
+            "eps=self.eps))",
+            "self._v.copy_(normalize(weight_mat.T.mv(self._u), dim=0, eps=self.eps))\n"
+            "                self._u.copy_(normalize(weight_mat.mv(self._v), dim=0, "
+            "eps=self.eps))",
+            "the parametrization's power step takes the old hook's order (v, then u)"),
+    Mistake("spectral-steps-in-eval", "nnbook/nn/utils/parametrizations.py",
+            "if self.training and not context.shape_only():", "if not context.shape_only():",
+            "spectral norm's u and v keep moving in eval mode"),
+    Mistake("prune-again-among-all", "nnbook/nn/utils/prune.py",
+            "index = default_mask == 1", "index = (slice(None),) * t.ndim",
+            "a second unstructured pruning chooses among every entry, the pruned ones too"),
+    Mistake("prune-amount-truncated", "nnbook/nn/utils/prune.py",
+            "return round(amount * size)", "return int(amount * size)",
+            "a fraction of the entries cut down to a count instead of rounded"),
 ]
 
 

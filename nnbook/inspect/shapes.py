@@ -156,16 +156,26 @@ class _Tracer(context.Observer):
         self.calls: list[dict] = []   # modules running now: their inputs and collected ops
 
     def module_started(self, module, path, inputs):
-        self.calls.append({"module": module, "path": path, "inputs": inputs,
-                           "formula": [], "mult_adds": 0, "leaf": not module._modules})
+        # A layer is a module without children, or whose only child is its
+        # ``parametrizations`` (nn.utils.parametrize: the weight computed at each call).
+        # What a layer calls inside (its parametrizations) is part of its one step.
+        enclosing = self.calls[-1] if self.calls else None
+        inside = enclosing is not None and enclosing["owner"]["leaf"]
+        call = {"module": module, "path": path, "inputs": inputs, "formula": [],
+                "mult_adds": 0, "leaf": set(module._modules) <= {"parametrizations"},
+                "inside": inside}
+        call["owner"] = enclosing["owner"] if inside else call
+        self.calls.append(call)
 
     def module_ended(self, module, path, inputs, output):
         call = self.calls.pop()
+        if call["inside"]:
+            return
         if call["leaf"] or len(self.calls) == 0 and not self.steps:
             self.add_layer_step(call, output)
 
     def op_ran(self, op, inputs, out):
-        call = self.calls[-1] if self.calls else None
+        call = self.calls[-1]["owner"] if self.calls else None
         formula = tuple(op.formula(*inputs)) if hasattr(op, "formula") else ()
         macs = cost.mult_adds(op, inputs, out.shape)
         if call is not None and call["leaf"]:

@@ -68,11 +68,20 @@ def register(module, table: str, hook, method: str, prepend=False, **flags) -> H
     else:
         hooks[hook_id] = entry
     d["_hooked"] = True
+    return HookHandle(lambda: remove(module, table, hook_id), hook_id)
 
-    def remove():
-        hooks.pop(hook_id, None)
-        d["_hooked"] = any(d.get(name) for name in TABLES)
-    return HookHandle(remove, hook_id)
+
+def remove(module, table: str, hook_id: int) -> None:
+    """Take hook ``hook_id`` out of ``module``'s ``table`` (gone already: nothing)."""
+    d = module.__dict__
+    d.get(table, {}).pop(hook_id, None)
+    d["_hooked"] = any(d.get(name) for name in TABLES)
+
+
+def forward_pre_hooks(module) -> dict:
+    """{hook id: hook} of ``module``'s forward pre-hooks, in the order they run."""
+    return {hook_id: hook for hook_id, (hook, _) in
+            module.__dict__.get("_forward_pre_hooks", {}).items()}
 
 
 def _short(value) -> str:

@@ -34,6 +34,7 @@ import nnbook.utils.data  # noqa: F401
 
 try:  # the checks of the sources below run without torch; the runs are marked `torch`
     import torch
+    import torch.nn.utils.prune  # noqa: F401  (a student's `import torch.nn.utils.prune`)
 except ImportError:
     torch = None
 

@@ -34,6 +34,7 @@ import nnbook as nb
 from nnbook import context, errors
 from nnbook.nn.guard import BuildInForwardError
 from nnbook.nn.module import ModuleAttributeError
+from nnbook.nn.utils.norm_hooks import NormHookError
 
 # Each nnbook error class and the builtin it must also be.
 BUILTIN = {
@@ -52,6 +53,7 @@ BUILTIN = {
     errors.MissingNameError: AttributeError,
     errors.MissingRuleError: NotImplementedError,
     BuildInForwardError: RuntimeError,
+    NormHookError: RuntimeError,
 }
 
 

@@ -159,7 +159,7 @@ class ModuleList(_Indexed):
         """As PyTorch prints it: a run of identical layers shows once, '(0-2): 3 x ...'."""
         reprs = [repr(module) for module in self]
         if not reprs:
-            return "ModuleList()"
+            return f"{type(self).__name__}()"
         lines, start = [], 0
         for i in range(1, len(reprs) + 1):
             if i < len(reprs) and reprs[i] == reprs[start]:
@@ -168,7 +168,7 @@ class ModuleList(_Indexed):
             text = f"{label}: {reprs[start]}" if i - 1 == start else f"{label} {reprs[start]}"
             lines.append(text.replace("\n", "\n  "))
             start = i
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
         raise ModuleAttributeError(message(
