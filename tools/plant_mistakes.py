@@ -342,7 +342,7 @@ MISTAKES = [
             "last_nan = np.isnan(taps).argmax(axis=-1)",
             "return_indices pointing a NaN window at its first NaN (PyTorch: the last)"),
     Mistake("pool-index-padding", "nnbook/ops/pool.py",
-            "tap = np.where(places[out_rows, out_cols, tap] < 0, inside, tap)",
+            "tap = np.where(place < 0, inside, tap)",
             "tap = np.where(False, inside, tap)",
             "an index of -1 for a window of -inf whose first tap is padding"),
     Mistake("unpool-first-writer", "nnbook/ops/unpool.py",
