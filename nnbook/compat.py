@@ -337,14 +337,12 @@ DIFFERENCES = [
                "never covered", "the pool is refused with a ShapeError naming the output "
                "pixel", "such a window comes from a mistake in the layer's arguments, and "
                "its -inf would spread through the layers after it"),
-    Difference("layers and losses", "`F.interpolate` and `nn.Upsample` also take the mode "
-               "'trilinear' and 5-D inputs (volumes), and `antialias=True` (a smoothing "
-               "filter when shrinking with 'bilinear' or 'bicubic')", "'nearest', "
-               "'nearest-exact', 'area', 'linear', 'bilinear' and 'bicubic' on signals and "
-               "images; 'trilinear' is refused with an InputError listing the modes, and "
-               "`antialias=True` with an InputError that points to mode='area'",
-               "each mode is one more weight matrix to explain; the lessons resize signals "
-               "and images, and 'area' shrinks them smoothly"),
+    Difference("layers and losses", "`F.interpolate` and `nn.Upsample` also take "
+               "`antialias=True` (a smoothing filter when shrinking with 'bilinear' or "
+               "'bicubic')", "'nearest', 'nearest-exact', 'area', 'linear', 'bilinear', "
+               "'bicubic' and 'trilinear' without it; `antialias=True` is refused with an "
+               "InputError that points to mode='area'", "the filter is one more weight "
+               "matrix to explain, and 'area' shrinks an image smoothly"),
     Difference("layers and losses", "`pack_padded_sequence` takes a length longer than "
                "the padded sequences (on the CPU it packs rows past the batch's end, and "
                "batch_sizes no longer add up to the data) and fractional or boolean lengths "
@@ -358,7 +356,7 @@ DIFFERENCES = [
                "depending on the input's shape", "an InputError: circular padding wraps "
                "around once at most, what the cropping leaves", "a result that depends on "
                "stray memory cannot be taught or tested"),
-    Difference("layers and losses", "`nn.InstanceNorm1d/2d` with `affine=False` and no "
+    Difference("layers and losses", "`nn.InstanceNorm1d/2d/3d` with `affine=False` and no "
                "running statistics given another number of channels than `num_features` "
                "warns and normalises anyway", "a ShapeError, as for every other channel "
                "mismatch", "the layer was built for other data: a sign of a mistake in the "
@@ -382,13 +380,20 @@ DIFFERENCES = [
                "dimensions, they show it with a row of height 1: (N, C, 1, L)",
                "the 1-D ops are the 2-D ones on a one-row image, so they share one set of "
                "checks"),
-    Difference("layers and losses", "`ConvTranspose1d/2d.forward(x, output_size=...)` picks "
+    Difference("layers and losses", "a convolution or pooling layer built with a size of the "
+               "wrong length (`nn.Conv3d(3, 8, (3, 3))`, `nn.MaxPool2d((3, 3, 3))`) is built, "
+               "and fails when it is called", "an InputError when the layer is built: the "
+               "kernel_size, stride, padding or dilation of a 3-D layer takes an int or a "
+               "(d, h, w) triple, of a 2-D layer an int or an (h, w) pair", "the mistake is "
+               "named on the line that makes it"),
+    Difference("layers and losses", "`ConvTranspose1d/2d/3d.forward(x, output_size=...)` picks "
                "the output padding", "output_size is refused with an InputError; give the "
                "layer output_padding", "one way to choose the output size keeps the layer's "
                "arguments the whole story"),
     Difference("layers and losses", "`F.interpolate` with a scale_factor that keeps the "
-               "size (1.05 on 7 pixels): the backward of 'bicubic' and of 'nearest' on "
-               "signals copies the gradient straight through, though the forward moved the "
+               "size (1.05 on 7 pixels): the backward of 'bicubic', and of 'nearest' on "
+               "signals and volumes (along each axis that keeps its size), copies the "
+               "gradient straight through, though the forward moved the "
                "pixels", "the backward is the forward's derivative (gradcheck agrees)",
                "a gradient that disagrees with its forward cannot be taught"),
     Difference("layers and losses", "`F.grid_sample` also reads volumes: a 5-D input "

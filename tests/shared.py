@@ -212,6 +212,26 @@ def _layer_functions():
         "pdist": (F.pdist, [(7, 5)]),
         "channel_shuffle": (lambda x: F.channel_shuffle(x, 3), [(2, 6, 3, 5)]),
         "rrelu": (rrelu, [(7, 5)]),
+        # volumes (N, C, D, H, W): depth, height and width all different
+        "conv3d": (lambda x, w, b: F.conv3d(x, w, b, stride=(2, 1, 1), padding=(1, 0, 1),
+                                            dilation=(1, 2, 1), groups=3),
+                   [(2, 3, 5, 7, 4), (6, 1, 3, 2, 1), (6,)]),
+        "conv_transpose3d": (lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(2, 1, 1),
+                                                                output_padding=(1, 0, 0),
+                                                                groups=3),
+                             [(2, 3, 5, 7, 4), (3, 2, 3, 2, 1), (6,)]),
+        "max_pool3d": (lambda x: F.max_pool3d(x, (3, 2, 1), (2, 1, 1), (1, 1, 0)),
+                       [(2, 3, 5, 7, 4)]),
+        "avg_pool3d": (lambda x: F.avg_pool3d(x, (3, 2, 2), padding=1, count_include_pad=False),
+                       [(2, 3, 5, 7, 4)]),
+        "adaptive_avg_pool3d": (lambda x: F.adaptive_avg_pool3d(x, (2, 3, 3)),
+                                [(2, 3, 5, 7, 4)]),
+        "adaptive_max_pool3d": (lambda x: F.adaptive_max_pool3d(x, (2, 3, 3)),
+                                [(2, 3, 5, 7, 4)]),
+        "interpolate_trilinear": (lambda x: F.interpolate(x, size=(4, 9, 3), mode="trilinear"),
+                                  [(2, 3, 5, 7, 4)]),
+        "pad_reflect_3d": (lambda x: F.pad(x, (1, 0, 2, 1, 1, 2), mode="reflect"),
+                           [(2, 3, 5, 7, 4)]),
     }
 
 

@@ -6,17 +6,19 @@ import math
 from ..ops.pool import adaptive_windows
 
 # the pools: one comparison (max) or addition (mean) per element of each window
-WINDOW_POOLS = ("max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d")
+WINDOW_POOLS = ("max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool3d",
+                "avg_pool3d")
 FUSED_PRODUCTS = ("addmm", "addmv", "addr", "baddbmm", "addbmm")
 ADAPTIVE_POOLS = ("adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
-                  "adaptive_max_pool1d")
+                  "adaptive_max_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool3d")
 
 
 def mult_adds(op, inputs, out_shape) -> int:
     """Multiply-adds ``op`` spends on inputs of these shapes (0 for cheap ops).
 
-    A convolution does C_in/groups * kh * kw of them per output element (conv1d: k), a
-    transposed convolution C_out/groups * kh * kw per input element (each input value is
+    A convolution does C_in/groups * kh * kw of them per output element (conv1d: k;
+    conv3d: C_in/groups * kd * kh * kw), a transposed convolution C_out/groups * kh * kw
+    per input element (each input value is
     spread over a kernel's worth of outputs), a linear layer in_features per output
     element, a matrix product (also inside addmm and its kin) k per output element, a
     recurrence H per gate per step (the input's share of the gates is a linear op of its
@@ -32,9 +34,9 @@ def mult_adds(op, inputs, out_shape) -> int:
     """
     name = op.name
     out = math.prod(out_shape)
-    if name in ("conv2d", "conv1d"):  # weight (C_out, C_in/groups, kh, kw) or (.., k)
+    if name in ("conv2d", "conv1d", "conv3d"):  # weight (C_out, C_in/groups, kh, kw), ...
         return out * math.prod(inputs[1].shape[1:])
-    if name in ("conv_transpose2d", "conv_transpose1d"):  # weight (C_in, C_out/groups, ...)
+    if name in ("conv_transpose2d", "conv_transpose1d", "conv_transpose3d"):  # (C_in, ...)
         return math.prod(inputs[0].shape) * math.prod(inputs[1].shape[1:])
     if name in WINDOW_POOLS:
         return out * math.prod(op.kernel)
@@ -70,11 +72,12 @@ def _einsum_terms(op, inputs) -> int:
 
 def _adaptive_pool_adds(op, shape) -> int:
     """The elements of every window of an adaptive pool, once per (sample, channel): the
-    windows are a range of rows times a range of columns, so their sizes add up as
-    (sum of the row ranges) · (sum of the column ranges).  A signal is one row high."""
-    spatial = 2 if op.name.endswith("2d") else 1
-    hw = (1,) * (2 - spatial) + tuple(shape[-spatial:])
+    windows are a range of rows times a range of columns (times a range of planes in a
+    volume), so their sizes add up as (sum of the row ranges) · (sum of the column
+    ranges) (· ...).  A signal is one row high."""
+    spatial = int(op.name[-2])  # adaptive_avg_pool1d, 2d or 3d
+    sizes = (1,) * (op.spatial - spatial) + tuple(shape[-spatial:])
     per_plane = 1
-    for size, out in zip(hw, op.out_hw((1, 1) + hw)):
+    for size, out in zip(sizes, op.out_size((1, 1) + sizes)):
         per_plane *= sum(end - start for start, end in adaptive_windows(size, out))
     return math.prod(shape[:-spatial]) * per_plane

@@ -25,7 +25,7 @@ from .threads import over_batch, over_rows
 
 
 def _planes(op, shape) -> Planes:
-    return Planes(shape, op.kernel, op.stride, op.dilation, op.padding, op.out_hw(shape))
+    return Planes(shape, op.kernel, op.stride, op.dilation, op.padding, op.out_size(shape))
 
 
 def _over_channels(part, shape, taps) -> None:
@@ -46,7 +46,7 @@ class MaxPool2dKernel(MaxPool2d):
             self.path = "reference"
             return super().forward(x)
         x, self.unbatched = _batched(x)
-        (n, c, h, w), (ho, wo) = x.shape, self.out_hw(x.shape)
+        (n, c, h, w), (ho, wo) = x.shape, self.out_size(x.shape)
         self.x_shape, taps = x.shape, math.prod(self.kernel)
         self.path = max_pool_path(self, x.shape)
         out = np.empty((n, c, ho, wo), dtype=x.dtype)
@@ -140,7 +140,7 @@ def _padded_last(op, shape, dtype, fill):
 
 def _forward_last(op, x, out, samples):
     xs = x[samples]
-    (n, c, h, w), out_hw = xs.shape, op.out_hw(xs.shape)
+    (n, c, h, w), out_hw = xs.shape, op.out_size(xs.shape)
     xp, top, left = _padded_last(op, xs.shape, x.dtype, -np.inf)
     xp[:, top:top + h, left:left + w] = xs.transpose(0, 2, 3, 1)
     best = scratch("out_cols", (n,) + out_hw + (c,), x.dtype)
@@ -181,20 +181,20 @@ def _max_places(op, hw, out_hw) -> np.ndarray:
 def _tiles(op, shape) -> bool:
     """True when the windows tile the input (no padding or dilation, stride = kernel):
     then every tap is one strided view of x and no padded copy is needed."""
-    (kh, kw), (ho, wo) = op.kernel, op.out_hw(shape)
+    (kh, kw), (ho, wo) = op.kernel, op.out_size(shape)
     return (op.padding == (0, 0) and op.dilation == (1, 1) and op.stride == (kh, kw)
             and ho * kh <= shape[-2] and wo * kw <= shape[-1])
 
 
 def _exact_tiles(op, shape) -> bool:
     """Tiles covering every input pixel: a backward writes all of grad_x."""
-    (kh, kw), (ho, wo) = op.kernel, op.out_hw(shape)
+    (kh, kw), (ho, wo) = op.kernel, op.out_size(shape)
     return _tiles(op, shape) and (ho * kh, wo * kw) == tuple(shape[-2:])
 
 
 def _tile_views(op, x):
     """The kh·kw taps in window order (row-major), each (N, C, H_out, W_out)."""
-    (kh, kw), (ho, wo) = op.kernel, op.out_hw(x.shape)
+    (kh, kw), (ho, wo) = op.kernel, op.out_size(x.shape)
     return [x[:, :, i:ho * kh:kh, j:wo * kw:kw] for i in range(kh) for j in range(kw)]
 
 
@@ -234,7 +234,7 @@ class AvgPool2dKernel(AvgPool2d):
     def forward(self, x):
         x, self.unbatched = _batched(x)
         self.x_shape = x.shape
-        out = np.empty(x.shape[:2] + self.out_hw(x.shape), dtype=x.dtype)
+        out = np.empty(x.shape[:2] + self.out_size(x.shape), dtype=x.dtype)
         self.divisor_hw = self.divisor(x.shape, x.dtype)
         if x.shape[0]:
             _over_channels(lambda channels: self._forward_planes(x, out, channels),
@@ -282,7 +282,7 @@ class AdaptiveAvgPool2dKernel(AdaptiveAvgPool2d):
     to the reference's two matrix products."""
 
     def forward(self, x):
-        (ho, wo), (h, w) = self.out_hw(x.shape), x.shape[-2:]
+        (ho, wo), (h, w) = self.out_size(x.shape), x.shape[-2:]
         self.x_shape, self.tiles = x.shape, h % ho == 0 and w % wo == 0
         if not self.tiles:
             return super().forward(x)

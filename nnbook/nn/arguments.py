@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, InputError, current_layer, fmt_shape, message, warn_from_user_code
-from ..tensor import Tensor, _wrap
+from ..errors import (
+    DTypeError,
+    InputError,
+    ShapeError,
+    current_layer,
+    fmt_shape,
+    message,
+    warn_from_user_code,
+)
+from ..ops.base import channels_hint
+from ..tensor import Tensor, _wrap, meta_tensor
 from .utils.rnn import PackedSequence
 
 
@@ -57,6 +66,30 @@ def _array(fn: str, name: str, value):
     if value is None or isinstance(value, np.ndarray):
         return value
     return _data(fn, name, value)._array
+
+
+def _check_layout(fn: str, input, weight, groups, spatial: int):
+    """Images (or volumes) in another layout than (N, C, H, W) (or (N, C, D, H, W)):
+    channels last, say, get a hint that says how to reorder them, before the
+    convolution's own check of the channels."""
+    if input.ndim not in (spatial + 1, spatial + 2) or weight.ndim != spatial + 2 \
+            or not isinstance(groups, int):
+        return
+    channels = weight.shape[1] * groups
+    hint = channels_hint(input.shape, channels, fn, spatial)
+    if hint is not None:
+        _fail(fn, f"expects input with {channels} channels in dimension "
+              f"{input.ndim - 1 - spatial}, got {input.shape[-1 - spatial]}.",
+              values=f"input {fmt_shape(input.shape)}   weight {fmt_shape(weight.shape)}   "
+              f"groups={groups}", hint=hint, cls=ShapeError)
+
+
+def _with_indices(op, out):
+    """(out, where each maximum is in its plane): int64, shaped as ``out``, no gradient;
+    for the max pools with ``return_indices=True``."""
+    if "indices" not in vars(op):  # a shape-only pass: the indices' shape and dtype only
+        return out, meta_tensor(out.shape, np.int64)
+    return out, _wrap(op.indices.reshape(out.shape))
 
 
 class LegacyReductionWarning(UserWarning):

@@ -27,7 +27,7 @@ from ..ops.norm import BatchNorm
 from ..ops.shape import Pad
 from ..ops.softmax import LogSoftmax, Softmax
 from ..random import numpy_generator
-from ..tensor import Tensor, _wrap, apply, meta_tensor
+from ..tensor import Tensor, _wrap, apply
 
 # The families in files of their own, each listing its names in its __all__:
 from . import (
@@ -38,14 +38,17 @@ from . import (
     functional_losses,
     functional_norms,
     functional_vision,
+    functional_volumes,
 )
 from .arguments import (
     LegacyReductionWarning,  # part of this module's names
     _array,
+    _check_layout,
     _data,
     _fail,
     _tensor,
     _where,
+    _with_indices,
     legacy_reduction,
 )
 from .functional_activations import (
@@ -119,6 +122,16 @@ from .functional_vision import (
     pixel_unshuffle,
     unfold,
 )
+from .functional_volumes import (
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    conv3d,
+    conv_transpose3d,
+    max_pool3d,
+    max_pool3d_with_indices,
+)
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
@@ -132,7 +145,8 @@ __all__ = [
     "mse_loss", "dropout", "pad", "softplus", "one_hot", "pdist", "lp_pool1d", "lp_pool2d",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
-                functional_dropout, functional_losses, functional_norms, functional_vision):
+                functional_dropout, functional_losses, functional_norms, functional_vision,
+                functional_volumes):
     __all__ += _family.__all__
 del _family
 
@@ -174,22 +188,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensors = [_tensor("conv2d", "input", input), _tensor("conv2d", "weight", weight)]
     if bias is not None:
         tensors.append(_tensor("conv2d", "bias", bias))
-    _check_layout(tensors[0], tensors[1], groups)
+    _check_layout("conv2d", tensors[0], tensors[1], groups, spatial=2)
     return apply(Conv2d(stride, padding, dilation, groups), *tensors)
-
-
-def _check_layout(input, weight, groups):
-    """Images in another layout than (N, C, H, W) (channels last, say) get a hint that
-    says how to reorder them, before the convolution's own check of the channels."""
-    if input.ndim not in (3, 4) or weight.ndim != 4 or not isinstance(groups, int):
-        return
-    channels = weight.shape[1] * groups
-    hint = channels_hint(input.shape, channels, "conv2d")
-    if hint is not None:
-        _fail("conv2d", f"expects input with {channels} channels in dimension "
-              f"{input.ndim - 3}, got {input.shape[-3]}.",
-              values=f"input {fmt_shape(input.shape)}   weight {fmt_shape(weight.shape)}   "
-              f"groups={groups}", hint=hint, cls=ShapeError)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -251,13 +251,6 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """adaptive_max_pool1d that always returns (output, indices)."""
     return adaptive_max_pool1d(input, output_size, return_indices=True)
-
-
-def _with_indices(op, out):
-    """(out, where each maximum is in its plane): int64, shaped as ``out``, no gradient."""
-    if "indices" not in vars(op):  # a shape-only pass: the indices' shape and dtype only
-        return out, meta_tensor(out.shape, np.int64)
-    return out, _wrap(op.indices.reshape(out.shape))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

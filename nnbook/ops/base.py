@@ -252,32 +252,45 @@ def is_real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
-def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
-    """An int or an (h, w) pair of ints as a pair; anything else is refused.
+def per_axis(value, count: int, name: str, where: str, minimum: int | None = None) -> tuple:
+    """An int, or one int per spatial axis, as a tuple of ``count`` ints; anything else is
+    refused.  :func:`pair` (images) and :func:`triple` (volumes) are this with 2 and 3.
 
-    The one place a kernel size, stride, padding or dilation becomes a pair.
+    The one place a kernel size, stride, padding or dilation becomes a tuple.
     Ops check only the type here (``minimum=None``): their shape rules check the
     values beside the input's shape.  Layers, which have no input yet, also give
     the smallest value allowed, so a typo fails when the layer is built.
     """
     if is_int(value):
-        result = (int(value), int(value))
-    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
-        result = (int(value[0]), int(value[1]))
+        result = (int(value),) * count
+    elif isinstance(value, (tuple, list)) and len(value) == count and all(map(is_int, value)):
+        result = tuple(int(v) for v in value)
     else:
         result = None
     if result is not None and (minimum is None or min(result) >= minimum):
         return result
-    wanted = ("an int or a pair of ints (h, w)" if minimum is None
-              else f"an int >= {minimum} or a pair (h, w) of them")
+    several, axes = {2: ("pair", "(h, w)"), 3: ("triple", "(d, h, w)")}[count]
+    wanted = (f"an int or a {several} of ints {axes}" if minimum is None
+              else f"an int >= {minimum} or a {several} {axes} of them")
     example = 3 if name == "kernel_size" else 2
     raise InputError(message(f"{name} must be {wanted}, got {value!r}.", where=where,
-                             hint=f"e.g. {name}={example} or {name}=({example}, 1)."))
+                             hint=f"e.g. {name}={example} or {name}="
+                             f"{(example,) + (1,) * (count - 1)}."))
+
+
+def pair(value, name: str, where: str, minimum: int | None = None) -> tuple:
+    """An int or an (h, w) pair of ints as a pair (see :func:`per_axis`)."""
+    return per_axis(value, 2, name, where, minimum)
+
+
+def triple(value, name: str, where: str, minimum: int | None = None) -> tuple:
+    """An int or a (d, h, w) triple of ints as a triple, for volumes (see :func:`per_axis`)."""
+    return per_axis(value, 3, name, where, minimum)
 
 
 def fmt_pair(name: str, value) -> str:
-    """'stride=2' or 'stride=(2, 1)'."""
-    return f"{name}={value[0]}" if value[0] == value[1] else f"{name}=({value[0]}, {value[1]})"
+    """'stride=2' when every axis has the same value, else 'stride=(2, 1)' (or (2, 1, 1))."""
+    return f"{name}={value[0]}" if len(set(value)) == 1 else f"{name}={tuple(value)}"
 
 
 def broadcast_shape(op: Op, a, b) -> tuple:
@@ -316,25 +329,33 @@ def check_ndim(op: Op, x, allowed, what="input", layout=None):
     )
 
 
-def channels_hint(shape, channels: int, layer: str = "Conv2d") -> str | None:
-    """A hint for images in another layout than (N, C, H, W), or None.
+def channels_hint(shape, channels: int, layer: str = "Conv2d", spatial: int = 2) -> str | None:
+    """A hint for images (or, with ``spatial=3``, volumes) in another layout than
+    (N, C, H, W) (or (N, C, D, H, W)), or None.
 
-    Called where a layer that counts ``channels`` got the wrong count in dimension -3:
-    a channels-last batch (N, H, W, C) or image (H, W, C), or a batch of one-channel
-    images without their channel dimension (N, H, W).
+    Called where a layer that counts ``channels`` got the wrong count in the channel
+    dimension (-3 of an image, -4 of a volume): a channels-last batch (N, H, W, C) or
+    sample (H, W, C), or a batch of one-channel samples without their channel dimension
+    (N, H, W).
     """
-    if shape[-3:-2] == (channels,):
+    if tuple(shape[-1 - spatial:len(shape) - spatial]) == (channels,):
         return None
-    if len(shape) == 4 and shape[3] == channels:
-        return (f"the input {fmt_shape(shape)} looks channels-last (N, H, W, C), as images "
-                f"load from files; {layer} takes (N, C, H, W): x = x.permute(0, 3, 1, 2).")
-    if len(shape) == 3 and shape[2] == channels:
-        return (f"the input {fmt_shape(shape)} looks like one channels-last image (H, W, C); "
-                f"{layer} takes (N, C, H, W): x = x.permute(2, 0, 1).unsqueeze(0).")
-    if len(shape) == 3 and channels == 1:
-        return (f"the input {fmt_shape(shape)} looks like a batch of one-channel images "
-                f"without their channel dimension; {layer} takes (N, C, H, W): "
-                "x = x.unsqueeze(1).")
+    things, axes = ("images", "H, W") if spatial == 2 else ("volumes", "D, H, W")
+    last = f"(N, {axes}, C)"
+    wanted = f"{layer} takes (N, C, {axes})"
+    if len(shape) == spatial + 2 and shape[-1] == channels:
+        order = ", ".join(map(str, (0, spatial + 1, *range(1, spatial + 1))))
+        source = "as images load from files" if spatial == 2 else "as volumes often load"
+        return (f"the input {fmt_shape(shape)} looks channels-last {last}, {source}; "
+                f"{wanted}: x = x.permute({order}).")
+    if len(shape) == spatial + 1 and shape[-1] == channels:
+        order = ", ".join(map(str, (spatial, *range(spatial))))
+        one = "image" if spatial == 2 else "volume"
+        return (f"the input {fmt_shape(shape)} looks like one channels-last {one} "
+                f"({axes}, C); {wanted}: x = x.permute({order}).unsqueeze(0).")
+    if len(shape) == spatial + 1 and channels == 1:
+        return (f"the input {fmt_shape(shape)} looks like a batch of one-channel {things} "
+                f"without their channel dimension; {wanted}: x = x.unsqueeze(1).")
     return None
 
 

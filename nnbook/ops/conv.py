@@ -21,25 +21,28 @@ import math
 import numpy as np
 
 from ..errors import DTypeError, InputError, fmt_shape, message
-from .base import Op, check_ndim, fmt_pair, is_int, pair
+from .base import Op, check_ndim, fmt_pair, is_int, per_axis
 from .windows import add_windows, crop_hw, out_length, pad_hw, span, windows
 
 MINUS, DOT = "\u2212", "\u00b7"  # − and ·, for the formulas shown to students
 
 
 def conv_padding(padding, stride, where: str, minimum=None):
-    """``padding`` as a convolution keeps it: 'same', 'valid' or an (h, w) pair.
+    """``padding`` as a convolution keeps it: 'same', 'valid' or an (h, w) pair (a
+    (d, h, w) triple for a volume: as many numbers as ``stride`` has).
 
     Used by the op, ``F.conv2d`` and the ``Conv2d`` layer alike (``minimum``: see
-    :func:`~nnbook.ops.base.pair`), so all three accept and refuse the same things.
+    :func:`~nnbook.ops.base.per_axis`), so all three accept and refuse the same things.
     """
     if not isinstance(padding, str):
-        return pair(padding, "padding", where, minimum)
+        return per_axis(padding, len(stride), "padding", where, minimum)
     if padding not in ("same", "valid"):
         raise InputError(message(
-            f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}.",
-            where=where, hint="e.g. padding=1, padding=(1, 0) or padding='same'."))
-    if padding == "same" and tuple(stride) != (1, 1):
+            f"padding must be an int, a {'pair' if len(stride) == 2 else 'triple'}, 'same' "
+            f"or 'valid', got {padding!r}.", where=where,
+            hint=f"e.g. padding=1, padding={(1,) + (0,) * (len(stride) - 1)} or "
+            "padding='same'."))
+    if padding == "same" and set(stride) != {1}:
         raise InputError(message(
             "padding='same' needs stride 1: with a larger stride the output cannot be as "
             "large as the input.", where=where, values=fmt_pair("stride", tuple(stride)),
@@ -48,13 +51,14 @@ def conv_padding(padding, stride, where: str, minimum=None):
 
 
 def conv_pads(padding, kernel, dilation) -> tuple:
-    """((top, bottom), (left, right)): the zeros added around the input.
+    """((top, bottom), (left, right)): the zeros added around the input (and
+    (front, back) first for a volume).
 
     The one place 'same' and 'valid' become numbers.  'same' pads d·(k − 1) in
     all, the odd one at the end (as PyTorch), so the output is as large as the input.
     """
     if padding == "valid":
-        return ((0, 0), (0, 0))
+        return tuple((0, 0) for _ in kernel)
     if padding == "same":
         totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
         return tuple((t // 2, t - t // 2) for t in totals)
@@ -70,10 +74,12 @@ class Conv2d(Op):
 
     name = "conv2d"
     suggested_layer = "Conv2d"  # the layer a hint suggests
+    spatial = 2                 # (H, W); Conv3d in ops/threedim.py has 3, (D, H, W)
+    layouts = ("(N, C_in, H, W)", "(C_out, C_in/groups, kh, kw)")  # input, weight
 
     def __init__(self, stride=1, padding=0, dilation=1, groups=1):
-        self.stride = pair(stride, "stride", self.where)
-        self.dilation = pair(dilation, "dilation", self.where)
+        self.stride = per_axis(stride, self.spatial, "stride", self.where)
+        self.dilation = per_axis(dilation, self.spatial, "dilation", self.where)
         self.padding = conv_padding(padding, self.stride, self.where)
         if not is_int(groups):
             self.fail(f"groups must be an int, got {groups!r}.", cls=InputError,
@@ -85,25 +91,27 @@ class Conv2d(Op):
         return conv_pads(self.padding, kernel, self.dilation)
 
     def infer(self, x, weight, bias=None):
-        check_ndim(self, x, (3, 4), "input", "(N, C_in, H, W)")
-        check_ndim(self, weight, (4,), "weight", "(C_out, C_in/groups, kh, kw)")
+        n = self.spatial
+        check_ndim(self, x, (n + 1, n + 2), "input", self.layouts[0])
+        check_ndim(self, weight, (n + 2,), "weight", self.layouts[1])
         _check_dtypes(self, x, weight, bias)
         _check_hyper(self, x, weight)
         _check_channels(self, x, weight)
         _check_bias(self, x, weight, bias)
-        return tuple(x.shape[:-3]) + (weight.shape[0],) + _out_hw(self, x, weight)
+        return tuple(x.shape[:-1 - n]) + (weight.shape[0],) + _out_size(self, x, weight)
 
     def formula(self, x, weight, bias=None) -> list:
         """['H_out = floor((16 + 2·1 − 1·(3 − 1) − 1) / 2) + 1 = 8', 'W_out = ...']."""
-        out_hw = self.infer(x, weight, bias)[-2:]
+        n = self.spatial
+        out = self.infer(x, weight, bias)[-n:]
         lines = []
-        for axis, name in enumerate("HW"):
+        for axis, name in enumerate("DHW"[-n:]):
             (p0, p1), k = self.pads(weight.shape[2:])[axis], weight.shape[2 + axis]
             pad = f"2{DOT}{p0}" if p0 == p1 else f"{p0} + {p1}"
             lines.append(
-                f"{name}_out = floor(({x.shape[-2 + axis]} + {pad} {MINUS} "
+                f"{name}_out = floor(({x.shape[-n + axis]} + {pad} {MINUS} "
                 f"{self.dilation[axis]}{DOT}({k} {MINUS} 1) {MINUS} 1) / {self.stride[axis]})"
-                f" + 1 = {out_hw[axis]}")
+                f" + 1 = {out[axis]}")
         return lines
 
     def forward(self, x, weight, bias=None):
@@ -154,13 +162,13 @@ class Conv2d(Op):
 
 def _values(op: Conv2d, x, weight) -> str:
     parts = [f"input {fmt_shape(x.shape)}", f"weight {fmt_shape(weight.shape)}"]
-    if op.stride != (1, 1):
+    if set(op.stride) != {1}:
         parts.append(fmt_pair("stride", op.stride))
     if isinstance(op.padding, str):
         parts.append(f"padding={op.padding!r}")
-    elif op.padding != (0, 0):
+    elif set(op.padding) != {0}:
         parts.append(fmt_pair("padding", op.padding))
-    if op.dilation != (1, 1):
+    if set(op.dilation) != {1}:
         parts.append(fmt_pair("dilation", op.dilation))
     parts.append(f"groups={op.groups}")
     return "   ".join(parts)
@@ -204,7 +212,7 @@ def check_weight_not_empty(op, weight, values) -> None:
 
 
 def _check_channels(op: Conv2d, x, weight):
-    c_in, (c_out, per_group), g = x.shape[-3], weight.shape[:2], op.groups
+    c_in, (c_out, per_group), g = x.shape[-1 - op.spatial], weight.shape[:2], op.groups
     if c_out % g or c_in % g:
         bad, size = ("out_channels", c_out) if c_out % g else ("in_channels", c_in)
         common = [d for d in range(1, math.gcd(c_in, c_out) + 1)
@@ -214,8 +222,9 @@ def _check_channels(op: Conv2d, x, weight):
                 f"groups can be {', '.join(map(str, common))}.")
     if c_in != per_group * g:
         per = f" ({per_group} per group × {g} groups)" if g > 1 else ""
-        kh, kw = weight.shape[2:]
-        kernel = kh if kh == kw else kw if op.suggested_layer == "Conv1d" else (kh, kw)
+        sizes = tuple(weight.shape[2:])
+        kernel = sizes[0] if len(set(sizes)) == 1 else sizes[-1] \
+            if op.suggested_layer == "Conv1d" else sizes
         extra = f", groups={g}" if g > 1 else ""
         op.fail(f"expects input with {per_group * g} channels{per}, got {c_in}.",
                 values=_values(op, x, weight),
@@ -233,11 +242,12 @@ def _check_bias(op: Conv2d, x, weight, bias):
                 hint=f"make the bias a 1-D array of {c_out} values, or pass bias=None.")
 
 
-def _out_hw(op: Conv2d, x, weight) -> tuple:
-    """(H_out, W_out), once the padded input is known to hold at least one window."""
-    out = []
-    for axis, name in enumerate(("height", "width")):
-        size, k = x.shape[-2 + axis], weight.shape[2 + axis]
+def _out_size(op: Conv2d, x, weight) -> tuple:
+    """(H_out, W_out) (or (D_out, H_out, W_out)), once the padded input is known to hold
+    at least one window."""
+    out, n = [], op.spatial
+    for axis, name in enumerate(("depth", "height", "width")[-n:]):
+        size, k = x.shape[-n + axis], weight.shape[2 + axis]
         pads, d = op.pads(weight.shape[2:])[axis], op.dilation[axis]
         if size + sum(pads) < span(k, d):
             op.fail(f"the kernel spans {span(k, d)} pixels in {name} but the padded input "

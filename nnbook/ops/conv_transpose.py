@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, fmt_shape
-from .base import Op, check_float, check_ndim, fmt_pair, is_int, pair
+from .base import Op, check_float, check_ndim, fmt_pair, is_int, per_axis
 from .conv import check_weight_not_empty
 from .windows import add_windows, crop_hw, pad_hw, span, windows
 
@@ -25,12 +25,15 @@ class ConvTranspose2d(Op):
     """y = conv_transpose2d(x, W) + b, with PyTorch's arguments."""
 
     name = "conv_transpose2d"
+    spatial = 2  # (H, W); ConvTranspose3d in ops/threedim.py has 3, (D, H, W)
+    layouts = ("(N, C_in, H, W)", "(C_in, C_out/groups, kh, kw)")  # input, weight
 
     def __init__(self, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-        where = self.where
-        self.stride, self.padding = pair(stride, "stride", where), pair(padding, "padding", where)
-        self.output_padding = pair(output_padding, "output_padding", where)
-        self.dilation = pair(dilation, "dilation", where)
+        where, n = self.where, self.spatial
+        self.stride = per_axis(stride, n, "stride", where)
+        self.padding = per_axis(padding, n, "padding", where)
+        self.output_padding = per_axis(output_padding, n, "output_padding", where)
+        self.dilation = per_axis(dilation, n, "dilation", where)
         if not is_int(groups):
             self.fail(f"groups must be an int, got {groups!r}.", cls=InputError,
                       hint="groups=1 connects every input channel to every output channel.")
@@ -43,8 +46,9 @@ class ConvTranspose2d(Op):
                             fmt_pair("dilation", self.dilation), f"groups={self.groups}"])
 
     def infer(self, x, weight, bias=None):
-        check_ndim(self, x, (3, 4), "input", "(N, C_in, H, W)")
-        check_ndim(self, weight, (4,), "weight", "(C_in, C_out/groups, kh, kw)")
+        n = self.spatial
+        check_ndim(self, x, (n + 1, n + 2), "input", self.layouts[0])
+        check_ndim(self, weight, (n + 2,), "weight", self.layouts[1])
         check_float(self, x)
         values, g = self._values(x, weight), self.groups
         if min(self.stride + self.dilation) < 1 or min(self.padding + self.output_padding) < 0 \
@@ -58,35 +62,37 @@ class ConvTranspose2d(Op):
                           f"{fmt_pair('output_padding', self.output_padding)}.", values=values,
                           cls=InputError, hint="output_padding only picks among the sizes "
                           "a stride leaves open: 0 <= output_padding < stride.")
-        if min(x.shape[-2:]) < 1:
-            self.fail(f"expects an input image of at least 1×1, got "
-                      f"{x.shape[-2]}×{x.shape[-1]}.", values=values,
+        if min(x.shape[-n:]) < 1:
+            self.fail(f"expects an input {'image' if n == 2 else 'volume'} of at least "
+                      f"{'×'.join('1' * n)}, got {'×'.join(map(str, x.shape[-n:]))}.",
+                      values=values,
                       hint="the layer before left no pixels: check its size and stride.")
         check_weight_not_empty(self, weight, values)
-        c_in = x.shape[-3]
+        c_in = x.shape[-1 - n]
         if weight.shape[0] != c_in or c_in % g:
             self.fail(f"expects input with {weight.shape[0]} channels (the weight's first "
                       f"dimension), divisible by groups={g}, got {c_in}.", values=values,
                       hint=f"the layer before outputs {c_in} channels; use "
-                      f"ConvTranspose2d({c_in}, ...) or check the layer before.")
+                      f"ConvTranspose{n}d({c_in}, ...) or check the layer before.")
         if bias is not None and tuple(bias.shape) != (weight.shape[1] * g,):
             self.fail(f"expects a bias of shape ({weight.shape[1] * g},), got "
                       f"{fmt_shape(bias.shape)}.", values=values,
                       hint="one bias value per output channel, or bias=None.")
-        out = self.out_hw(x.shape[-2:], weight.shape[2:])
+        out = self.out_size(x.shape[-n:], weight.shape[2:])
         if min(out) < 1:
-            self.fail(f"the output would be {out[0]}×{out[1]}: padding crops more than the "
-                      "transposed convolution makes.", values=values,
+            self.fail(f"the output would be {'×'.join(map(str, out))}: padding crops more "
+                      "than the transposed convolution makes.", values=values,
                       hint="use a smaller padding, or a larger kernel or stride.")
-        return tuple(x.shape[:-3]) + (weight.shape[1] * g,) + out
+        return tuple(x.shape[:-1 - n]) + (weight.shape[1] * g,) + out
 
-    def out_hw(self, in_hw, kernel) -> tuple:
+    def out_size(self, in_size, kernel) -> tuple:
+        """(H_out, W_out), or (D_out, H_out, W_out): the formula above, per axis."""
         return tuple((h - 1) * s - 2 * p + span(k, d) + o for h, k, s, p, d, o in zip(
-            in_hw, kernel, self.stride, self.padding, self.dilation, self.output_padding))
+            in_size, kernel, self.stride, self.padding, self.dilation, self.output_padding))
 
-    def full_hw(self, in_hw, kernel) -> tuple:
+    def full_size(self, in_size, kernel) -> tuple:
         """The size before ``padding`` crops it: every stamp whole, and output_padding."""
-        return tuple(h + 2 * p for h, p in zip(self.out_hw(in_hw, kernel), self.padding))
+        return tuple(h + 2 * p for h, p in zip(self.out_size(in_size, kernel), self.padding))
 
     # With x split into groups, W as (G, C_in/G, C_out/G, kh, kw):
     #   stamps[n, g, o, h, w, i, j] = sum_c x[n, g, c, h, w] · W[g, c, o, i, j]
@@ -99,7 +105,7 @@ class ConvTranspose2d(Op):
         w = weight.reshape(g, c // g, *weight.shape[1:])        # (G, C_in/G, C_out/G, kh, kw)
         stamps = np.einsum("ngchw,gcoij->ngohwij", xg, w, optimize=True)
         full = add_windows(stamps.reshape(n, g * stamps.shape[2], *stamps.shape[3:]),
-                           self.full_hw(x.shape[2:], kernel), self.stride, self.dilation)
+                           self.full_size(x.shape[2:], kernel), self.stride, self.dilation)
         self.crop = tuple((p, p) for p in self.padding)
         y = np.ascontiguousarray(crop_hw(full, self.crop))
         if bias is not None:

@@ -1,5 +1,5 @@
-"""Resizing an image or a signal (PyTorch's ``F.interpolate``): modes nearest, nearest-exact,
-linear, bilinear, bicubic and area.
+"""Resizing a signal, an image or a volume (PyTorch's ``F.interpolate``): modes nearest,
+nearest-exact, linear, bilinear, bicubic, trilinear and area.
 
 Every output pixel is a weighted sum of input pixels, and the weights along the height do
 not depend on the column (nor those along the width on the row).  So resizing is two
@@ -7,11 +7,14 @@ matrix products, one per spatial axis:
 
     y[n, c] = A_h · x[n, c] · A_wᵀ        A_h: (H_out, H), A_w: (W_out, W)
 
+and a volume (N, C, D, H, W) has a third, A_d (D_out, D), along its depth.
+
 Row i of A holds the weights output position i gives the input positions; with
 scale = in / out (or 1 / scale_factor when that is given):
 * nearest:        a single 1 at floor(i · scale);
 * nearest-exact:  a single 1 at floor((i + ½) · scale), the nearest centre;
-* linear:         1 − t and t at the two neighbours of the source position
+* linear:         (bilinear, trilinear: the same along each axis)
+                  1 − t and t at the two neighbours of the source position
                   s = (i + ½)·scale − ½ (clamped at 0), t = s − floor(s); with
                   ``align_corners=True`` s = i · (in − 1) / (out − 1);
 * bicubic:        four weights at floor(s) − 1 … floor(s) + 2 (s as linear's, not
@@ -20,7 +23,8 @@ scale = in / out (or 1 / scale_factor when that is given):
 * area:           1 / window length over adaptive average pooling's window of output i
                   (``ops/pool.py``), 0 elsewhere.
 The derivative is the same products transposed:  dL/dx[n, c] = A_hᵀ · dL/dy[n, c] · A_w.
-A signal (N, C, L) is an image one row high (A_h is the 1×1 matrix [1]).
+Every input is resized as a volume: an image is a volume one plane deep, a signal one
+plane deep and one row high (A_d and A_h are then the 1×1 matrix [1]).
 """
 from __future__ import annotations
 
@@ -32,8 +36,9 @@ from ..errors import InputError, fmt_shape
 from .base import Op, check_float, check_ndim, is_int, is_real
 from .pool import averaging_matrix
 
-MODES = {"nearest": (3, 4), "nearest-exact": (3, 4), "area": (3, 4), "linear": (3,),
-         "bilinear": (4,), "bicubic": (4,)}
+# mode -> the numbers of dimensions it takes: signals (3), images (4), volumes (5)
+MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
+         "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
 CUBIC_A = -0.75  # PyTorch's coefficient of the cubic convolution kernel
 
 
@@ -83,7 +88,8 @@ def weights(size: int, out: int, mode: str, align_corners: bool, scale) -> np.nd
 
 
 class Interpolate(Op):
-    """y = A_h x A_wᵀ over the last two axes (the last one for a signal)."""
+    """y = A_h x A_wᵀ over the last two axes (the last one for a signal; A_d too for a
+    volume)."""
 
     name = "interpolate"
 
@@ -91,14 +97,14 @@ class Interpolate(Op):
                  recompute_scale_factor=None):
         if mode not in MODES:
             self.fail(f"mode={mode!r} is not one nnbook has.", cls=InputError,
-                      hint="use 'nearest', 'nearest-exact', 'area' (signals and images), "
-                      "'linear' (signals), 'bilinear' or 'bicubic' (images).")
+                      hint="use 'nearest', 'nearest-exact', 'area' (any input), 'linear' "
+                      "(signals), 'bilinear' or 'bicubic' (images), 'trilinear' (volumes).")
         if (size is None) == (scale_factor is None):
             self.fail("give exactly one of size and scale_factor.", cls=InputError,
                       hint="e.g. F.interpolate(x, scale_factor=2) or size=(14, 10).")
         if align_corners is not None and mode in ("nearest", "nearest-exact", "area"):
-            self.fail("align_corners only applies to the modes 'linear', 'bilinear' and "
-                      "'bicubic'.", cls=InputError,
+            self.fail("align_corners only applies to the modes 'linear', 'bilinear', "
+                      "'bicubic' and 'trilinear'.", cls=InputError,
                       hint=f"leave align_corners out with mode={mode!r}.")
         if recompute_scale_factor and size is not None:
             self.fail("recompute_scale_factor=True only applies with scale_factor, not size.",
@@ -127,7 +133,8 @@ class Interpolate(Op):
     def infer(self, x):
         check_float(self, x)
         check_ndim(self, x, MODES[self.mode], "input",
-                   "(N, C, L) for 'linear', (N, C, H, W) for 'bilinear' and 'bicubic'")
+                   "(N, C, L) for 'linear', (N, C, H, W) for 'bilinear' and 'bicubic', "
+                   "(N, C, D, H, W) for 'trilinear'")
         if min(x.shape[2:]) < 1:
             self.fail(f"expects an input with at least one pixel along each resized "
                       f"dimension, got {fmt_shape(x.shape)}.", cls=InputError,
@@ -145,27 +152,29 @@ class Interpolate(Op):
             if given else (None,) * len(out)
         mats = [weights(n, o, self.mode, self.align_corners, self._scale(n, o, s, len(out)))
                 for n, o, s in zip(shape[2:], out, scales)]
-        return [np.ones((1, 1))] * (2 - len(mats)) + mats  # a signal: one row, kept
+        return [np.ones((1, 1))] * (3 - len(mats)) + mats  # one plane (and row), kept
 
     def _scale(self, size: int, out: int, scale, axes: int):
         """The scale_factor the weights use, None for in / out.  PyTorch takes two shortcuts
         that drop it: the linear modes copy an axis whose size does not change, and nearest
         copies (or doubles) an image's axis that keeps (or doubles) its size."""
-        if self.mode in ("linear", "bilinear") and out == size:
+        if self.mode in ("linear", "bilinear", "trilinear") and out == size:
             return None
         if self.mode == "nearest" and axes == 2 and out in (size, 2 * size):
             return None
         return scale
 
     def forward(self, x):
-        self.signal = x.ndim == 3
-        self.a_h, self.a_w = (m.astype(x.dtype) for m in self._matrices(x.shape))
-        image = x[:, :, None] if self.signal else x
-        y = np.einsum("oh,nchw,pw->ncop", self.a_h, image, self.a_w, optimize=True)
-        return y[:, :, 0] if self.signal else y
+        self.a_d, self.a_h, self.a_w = (m.astype(x.dtype) for m in self._matrices(x.shape))
+        volume = x.reshape(x.shape[:2] + (1,) * (5 - x.ndim) + x.shape[2:])  # (N, C, D, H, W)
+        y = np.einsum("qd,oh,pw,ncdhw->ncqop", self.a_d, self.a_h, self.a_w, volume,
+                      optimize=True)
+        return y.reshape(y.shape[:2] + y.shape[7 - x.ndim:])  # the planes (and rows) added
 
-    # dL/dx = A_hᵀ · dL/dy · A_w, per (n, c)
+    # dL/dx = A_hᵀ · dL/dy · A_w, per (n, c), and A_dᵀ along a volume's depth
     def backward(self, grad_out):
-        g = grad_out[:, :, None] if self.signal else grad_out
-        grad_x = np.einsum("oh,ncop,pw->nchw", self.a_h, g, self.a_w, optimize=True)
-        return (grad_x[:, :, 0] if self.signal else grad_x,)
+        g = grad_out.reshape(grad_out.shape[:2] + (1,) * (5 - grad_out.ndim) +
+                             grad_out.shape[2:])
+        grad_x = np.einsum("qd,oh,pw,ncqop->ncdhw", self.a_d, self.a_h, self.a_w, g,
+                           optimize=True)
+        return (grad_x.reshape(grad_x.shape[:2] + grad_x.shape[7 - grad_out.ndim:]),)

@@ -69,8 +69,8 @@ class BatchNorm(Op):
     def infer(self, x, weight=None, bias=None):
         check_float(self, x)
         if x.ndim < 2:
-            self.fail(f"expects input (N, C), (N, C, L) or (N, C, H, W), got shape "
-                      f"{fmt_shape(x.shape)}.",
+            self.fail(f"expects input (N, C), (N, C, L), (N, C, H, W) or (N, C, D, H, W), got "
+                      f"shape {fmt_shape(x.shape)}.",
                       hint="batch norm normalises each channel (dimension 1) over a batch; "
                       "add the batch dimension: x.reshape(1, -1).")
         check_per_channel(self, x, "BatchNorm", weight=weight, bias=bias,
@@ -319,9 +319,9 @@ class GroupNorm(_Normalize):
 
 
 class InstanceNorm(GroupNorm):
-    """Standardise each channel of each sample over its positions (L, or H and W), then
-    a weight and a bias per channel: group norm with a group for every channel, so the
-    forward and the backward are GroupNorm's.  Inputs (N, C, *positions); ``(x,)``,
+    """Standardise each channel of each sample over its positions (L; H and W; or D, H
+    and W), then a weight and a bias per channel: group norm with a group for every
+    channel, so the forward and the backward are GroupNorm's.  Inputs (N, C, *positions); ``(x,)``,
     ``(x, weight)`` or ``(x, weight, bias)``.
 
     With running statistics given, the op leaves their new values in ``running_update``,
@@ -348,7 +348,7 @@ class InstanceNorm(GroupNorm):
     def infer(self, x, weight=None, bias=None):
         check_float(self, x)
         if x.ndim < 3:
-            self.fail(f"expects input (N, C, L) or (N, C, H, W), got shape "
+            self.fail(f"expects input (N, C, L), (N, C, H, W) or (N, C, D, H, W), got shape "
                       f"{fmt_shape(x.shape)}.",
                       hint="instance norm standardises each channel over its positions; a "
                       "single sample (C, L) needs its batch dimension: x.unsqueeze(0).")

@@ -70,6 +70,15 @@ LAYERS = {  # a layer, and the shape of an input it takes
     "ConvTranspose1d(4, 6, 3, stride=2, groups=2)": (2, 4, 7), "Softmax2d()": (2, 5, 3, 4),
     "ChannelShuffle(3)": (2, 6, 3, 5), "LPPool1d(2, 3, 2)": (2, 3, 9),
     "LPPool2d(1.5, (3, 2), stride=1)": (2, 3, 7, 5), "RReLU(0.1, 0.3)": (7, 5),
+    "Conv3d(3, 6, (3, 2, 1), padding=(1, 0, 1), groups=3)": (2, 3, 5, 7, 4),
+    "Conv3d(3, 4, 2, padding='same', padding_mode='reflect')": (2, 3, 5, 7, 4),
+    "ConvTranspose3d(3, 4, (3, 2, 1), stride=2)": (2, 3, 5, 7, 4), "LazyConv3d(4, 2)":
+    (2, 3, 5, 7, 4), "MaxPool3d((3, 2, 1), 2, (1, 1, 0))": (2, 3, 5, 7, 4),
+    "AvgPool3d(2, ceil_mode=True)": (2, 3, 5, 7, 4), "AdaptiveAvgPool3d((2, None, 3))":
+    (2, 3, 5, 7, 4), "AdaptiveMaxPool3d(2, return_indices=True)": (2, 3, 5, 7, 4),
+    "BatchNorm3d(3)": (2, 3, 5, 7, 4), "InstanceNorm3d(3, affine=True)": (2, 3, 5, 7, 4),
+    "ReplicationPad3d((1, 0, 2, 1, 1, 2))": (2, 3, 5, 7, 4),
+    "Upsample(scale_factor=(2, 1, 1.5), mode='trilinear')": (2, 3, 5, 7, 4),
 }
 
 

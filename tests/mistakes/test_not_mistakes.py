@@ -89,3 +89,10 @@ def test_bags_with_the_last_offset_and_empty_bags():
     bag = nn.EmbeddingBag(10, 4, mode="sum", include_last_offset=True)
     out = bag(nb.tensor([1, 2, 3]), nb.tensor([0, 0, 3, 3]))
     assert out.shape == (3, 4) and not out.detach().numpy()[[0, 2]].any()
+
+
+def test_one_volume_without_its_batch_dimension_goes_through_the_3d_layers():
+    """PyTorch's 3-D layers take (C, D, H, W) as one sample, as the 2-D ones take (C, H, W)."""
+    model = nn.Sequential(nn.Conv3d(3, 4, 3, padding=1), nn.InstanceNorm3d(4),
+                          nn.ConstantPad3d(1, 0.5), nn.AvgPool3d(2), nn.AdaptiveMaxPool3d(2))
+    assert model(nb.randn(3, 5, 7, 4)).shape == (4, 2, 2, 2)

@@ -529,8 +529,8 @@ def test_batch_norm_errors(rng):
     with pytest.raises(InputError, match=r"momentum=None \(a cumulative average\) needs the "
                                          r"count of batches seen"):
         apply(BatchNorm(True, None, 1e-5, rm.detach().numpy(), rv.detach().numpy()), x)
-    with pytest.raises(ShapeError, match=r"expects input \(N, C\), \(N, C, L\) or \(N, C, H, W\),"
-                                         r" got shape \(5,\)"):
+    with pytest.raises(ShapeError, match=r"expects input \(N, C\), \(N, C, L\), \(N, C, H, W\) "
+                                         r"or \(N, C, D, H, W\), got shape \(5,\)"):
         F.batch_norm(t64(rng, 5), rm, rv)
     with pytest.raises(DTypeError, match="expects a floating point input"):
         F.batch_norm(labels(rng, 3, 7, 5), rm, rv)

@@ -37,8 +37,8 @@ def test_upsampling_by_two_nearest_repeats_each_pixel():
 
 
 @pytest.mark.parametrize("call,cls,match", [
-    (lambda x: F.interpolate(x, size=(3, 3), mode="trilinear"), InputError,
-     "mode='trilinear'"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="trilinear"), ShapeError, "5-D input"),
+    (lambda x: F.interpolate(x, size=(3, 3), mode="lanczos"), InputError, "mode='lanczos'"),
     (lambda x: F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True), InputError,
      "antialias=True"),
     (lambda x: F.interpolate(x, size=(3, 3), recompute_scale_factor=True), InputError,

@@ -1,7 +1,7 @@
 """The op protocol for softmax, the losses, batch, instance and RMS norm, dropout, unfold
 and fold, the shrinks, conv_transpose1d, the adaptive 1-D pools, max pooling with indices,
-max unpooling, resizing, rrelu and the spatial transformer's affine_grid and grid_sample
-(nnbook/ops/base.py):
+max unpooling, resizing, rrelu, the spatial transformer's affine_grid and grid_sample, and
+the 3-D convolutions and pools (nnbook/ops/base.py):
 arguments are checked once, when the op is built; the shape rule stores nothing; an
 op whose backward reads its output refuses an in-place change to it."""
 import numpy as np
@@ -30,6 +30,14 @@ from nnbook.ops.onedim import (
 from nnbook.ops.pool import MaxPool2d
 from nnbook.ops.sampling import AffineGrid, GridSample
 from nnbook.ops.softmax import LogSoftmax, Softmax
+from nnbook.ops.threedim import (
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool3d,
+    AvgPool3d,
+    Conv3d,
+    ConvTranspose3d,
+    MaxPool3d,
+)
 from nnbook.ops.unfold import Fold, Unfold
 from nnbook.ops.unpool import MaxUnpool2d
 from nnbook.tensor import apply
@@ -75,6 +83,17 @@ OPS = [
     (lambda: AffineGrid((2, 3, 4, 6), False), [((2, 2, 3), np.float64)]),
     (lambda: GridSample("bicubic", "reflection", True), [((2, 3, 7, 5), np.float64),
                                                           ((2, 4, 6, 2), np.float64)]),
+    (lambda: Interpolate((4, 9, 3), None, "trilinear"), [((2, 3, 5, 7, 4), np.float64)]),
+    (lambda: Conv3d((2, 1, 1), 1, (1, 2, 1), 3), [((2, 3, 5, 7, 4), np.float64),
+                                                  ((6, 1, 3, 2, 1), np.float64),
+                                                  ((6,), np.float64)]),
+    (lambda: ConvTranspose3d(2, 1, 1, 3), [((2, 3, 5, 7, 4), np.float64),
+                                           ((3, 2, 3, 2, 1), np.float64)]),
+    (lambda: MaxPool3d((3, 2, 1), (2, 1, 1), (1, 1, 0), return_indices=True),
+     [((3, 5, 7, 4), np.float64)]),
+    (lambda: AvgPool3d(2, None, 1, True, False), [((2, 3, 5, 7, 4), np.float32)]),
+    (lambda: AdaptiveAvgPool3d((2, None, 3)), [((2, 3, 5, 7, 4), np.float64)]),
+    (lambda: AdaptiveMaxPool3d((2, 3, 3)), [((2, 3, 5, 7, 4), np.float64)]),
 ]
 
 
@@ -113,6 +132,14 @@ def test_the_shape_rule_stores_nothing_on_the_op(make, specs):
     (lambda: AffineGrid((2, 3, 4)), r"\(N, C, H, W\) for an image .* got 3 numbers"),
     (lambda: GridSample("trilinear"), r"mode='trilinear' is not one of"),
     (lambda: GridSample(padding_mode="circular"), r"padding_mode='circular' is not one of"),
+    (lambda: Conv3d(stride=(2, 1)), r"stride must be an int or a triple of ints \(d, h, w\)"),
+    (lambda: Conv3d(padding=(1, 1)), r"padding must be an int or a triple of ints"),
+    (lambda: Conv3d(groups=1.5), r"groups must be an int, got 1.5"),
+    (lambda: ConvTranspose3d(output_padding=(1, 0)), r"output_padding must be an int or a "
+                                                     r"triple"),
+    (lambda: MaxPool3d((2, 2)), r"kernel_size must be an int or a triple of ints"),
+    (lambda: AvgPool3d(2, divisor_override=0), r"divisor_override must be a nonzero int"),
+    (lambda: AdaptiveAvgPool3d((2, 2)), r"output_size must be an int or a triple of ints"),
 ])
 def test_bad_arguments_are_refused_when_the_op_is_built(build, message):
     with pytest.raises(InputError, match=message):

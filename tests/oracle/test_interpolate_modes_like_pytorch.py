@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
-from nnbook.errors import InputError  # noqa: E402
+from nnbook.errors import InputError, ShapeError  # noqa: E402
 from nnbook.nn import functional as F  # noqa: E402
 
 TF = torch.nn.functional
@@ -104,10 +104,16 @@ def test_the_old_names_and_layers_match_pytorch(rng):
     dict(size=(3, 3), mode="area", align_corners=True),
     dict(size=(3, 3), mode="nearest-exact", align_corners=False),
     dict(size=(3, 3), recompute_scale_factor=True),
-    dict(size=(3, 3), mode="trilinear"),
 ])
 def test_arguments_pytorch_refuses_are_refused(kwargs):
     with pytest.raises((ValueError, NotImplementedError, RuntimeError)):
         TF.interpolate(torch.ones(1, 2, 4, 5), **kwargs)
     with pytest.raises(InputError):
         F.interpolate(nb.ones(1, 2, 4, 5), **kwargs)
+
+
+def test_trilinear_on_an_image_is_refused_as_pytorch_refuses_it():
+    with pytest.raises(NotImplementedError, match="trilinear mode needs 5D input"):
+        TF.interpolate(torch.ones(1, 2, 4, 5), size=(3, 3), mode="trilinear")
+    with pytest.raises(ShapeError, match="5-D input"):
+        F.interpolate(nb.ones(1, 2, 4, 5), size=(3, 3), mode="trilinear")

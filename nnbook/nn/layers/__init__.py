@@ -151,3 +151,22 @@ __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "TripletMarginWithDistanceLoss", "EmbeddingBag", "CTCLoss",
             "AdaptiveLogSoftmaxWithLoss"]
 __all__ += ["ChannelShuffle", "LPPool1d", "LPPool2d", "RReLU"]
+from .conv import Conv3d  # noqa: E402
+from .conv1d import ConvTranspose3d  # noqa: E402
+from .lazy_conv import LazyConv3d  # noqa: E402
+from .norm import BatchNorm3d  # noqa: E402
+from .normalization import InstanceNorm3d  # noqa: E402
+from .padding import (  # noqa: E402
+    CircularPad3d,
+    ConstantPad3d,
+    ReflectionPad3d,
+    ReplicationPad3d,
+    ZeroPad3d,
+)
+from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d  # noqa: E402
+
+# volumes (N, C, D, H, W): video clips, scans
+__all__ += ["Conv3d", "ConvTranspose3d", "LazyConv3d", "MaxPool3d", "AvgPool3d",
+            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "BatchNorm3d", "InstanceNorm3d",
+            "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d",
+            "CircularPad3d"]

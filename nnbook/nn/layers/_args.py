@@ -33,6 +33,6 @@ def call_text(cls: str, positional=(), **keywords) -> str:
 
 
 def _short(value) -> str:
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == value[1]:
+    if isinstance(value, tuple) and len(value) in (2, 3) and len(set(value)) == 1:
         return str(value[0])
     return repr(value)

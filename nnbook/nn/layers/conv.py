@@ -1,11 +1,11 @@
-"""Conv2d and DepthwiseConv2d (a Conv2d with groups = channels)."""
+"""Conv2d, Conv3d (volumes) and DepthwiseConv2d (a Conv2d with groups = channels)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...dtypes import default_float
 from ...errors import InputError, ShapeError, fmt_shape, message
-from ...ops.base import channels_hint, pair
+from ...ops.base import channels_hint, per_axis
 from ...ops.conv import conv_padding, conv_pads
 from .. import functional as F
 from .. import init
@@ -19,13 +19,12 @@ _PADDING_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "repli
                   "circular": "circular"}
 
 
-class Conv2d(Module):
-    """2-D convolution over (N, C_in, H, W) with PyTorch's arguments and initialisation.
+class _ConvNd(Module):
+    """What Conv2d and Conv3d share: their arguments, checks, weights and padding modes;
+    ``_spatial`` says how many spatial axes they convolve, and ``_function`` with what."""
 
-    weight: (out_channels, in_channels / groups, kh, kw);  bias: (out_channels,).
-    ``padding_mode``: what the padding holds -- 'zeros', 'reflect', 'replicate', 'circular'.
-    H_out = floor((H + 2*padding - dilation*(kh - 1) - 1) / stride) + 1, likewise W.
-    """
+    _spatial = 2
+    _function = None
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1,
                  padding=0, dilation=1, groups: int = 1, bias: bool = True,
@@ -41,10 +40,11 @@ class Conv2d(Module):
         self.padding_mode = padding_mode
         self.in_channels = positive_int(cls, "in_channels", in_channels)
         self.out_channels = positive_int(cls, "out_channels", out_channels)
-        self.kernel_size = pair(kernel_size, "kernel_size", cls, minimum=1)
-        self.stride = pair(stride, "stride", cls, minimum=1)
+        n = self._spatial
+        self.kernel_size = per_axis(kernel_size, n, "kernel_size", cls, minimum=1)
+        self.stride = per_axis(stride, n, "stride", cls, minimum=1)
         self.padding = conv_padding(padding, self.stride, cls, minimum=0)
-        self.dilation = pair(dilation, "dilation", cls, minimum=1)
+        self.dilation = per_axis(dilation, n, "dilation", cls, minimum=1)
         self.groups = positive_int(cls, "groups", groups)
         for name, size in (("in_channels", self.in_channels),
                            ("out_channels", self.out_channels)):
@@ -54,9 +54,8 @@ class Conv2d(Module):
                     hint="each group convolves in_channels/groups inputs into "
                     "out_channels/groups outputs; pick groups dividing both."))
         dtype = np.dtype(dtype or default_float())
-        kh, kw = self.kernel_size
         self.weight = Parameter(np.empty(
-            (self.out_channels, self.in_channels // self.groups, kh, kw), dtype))
+            (self.out_channels, self.in_channels // self.groups, *self.kernel_size), dtype))
         self.bias = Parameter(np.empty((self.out_channels,), dtype)) if bias else None
         self.reset_parameters()
 
@@ -64,39 +63,40 @@ class Conv2d(Module):
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input):
-        ndim = getattr(input, "ndim", 0)
-        if ndim in (3, 4) and input.shape[-3] != self.in_channels:
+        ndim, n = getattr(input, "ndim", 0), self._spatial
+        if ndim in (n + 1, n + 2) and input.shape[-1 - n] != self.in_channels:
             self._wrong_channels(input)
+        function = type(self)._function
         if self.padding_mode != "zeros":  # pad the border first, then convolve without padding
-            (top, bottom), (left, right) = conv_pads(self.padding, self.kernel_size,
-                                                     self.dilation)  # 'same' too, as PyTorch
-            input = F.pad(input, (left, right, top, bottom),
+            pads = conv_pads(self.padding, self.kernel_size, self.dilation)  # 'same' too
+            # F.pad takes the last axis first: (left, right, top, bottom[, front, back])
+            input = F.pad(input, tuple(p for pair in reversed(pads) for p in pair),
                           mode=_PADDING_MODES[self.padding_mode])
-            return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation,
+            return function(input, self.weight, self.bias, self.stride, 0, self.dilation,
                             self.groups)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+        return function(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
     def _wrong_channels(self, input):
-        got = input.shape[-3]
+        got = input.shape[-1 - self._spatial]
         values = (f"input {fmt_shape(input.shape)}   weight {fmt_shape(self.weight.shape)}"
                   f"   groups={self.groups}")
+        cls = type(self).__name__
         raise ShapeError(message(
             f"expects input with {self.in_channels} channels, got {got}.", values=values,
-            hint=channels_hint(input.shape, self.in_channels) or
+            hint=channels_hint(input.shape, self.in_channels, cls, self._spatial) or
             mismatch_hint(self._with_in_channels(got), "channels", got, self.in_channels)))
 
     def _with_in_channels(self, channels: int) -> str:
         """This layer as a user would write it, taking ``channels`` input channels."""
         groups = self.groups if channels % self.groups == 0 else None
-        return call_text("Conv2d", (channels, self.out_channels, self.kernel_size),
+        return call_text(type(self).__name__, (channels, self.out_channels, self.kernel_size),
                          **self._options(), groups=groups if groups != 1 else None)
 
     def _options(self) -> dict:
         options = {}
-        for name, default in (("stride", (1, 1)), ("padding", (0, 0)),
-                              ("dilation", (1, 1))):
-            if getattr(self, name) != default:
+        for name, default in (("stride", 1), ("padding", 0), ("dilation", 1)):
+            if getattr(self, name) != (default,) * self._spatial:
                 options[name] = getattr(self, name)
         if self.bias is None:
             options["bias"] = False
@@ -106,6 +106,31 @@ class Conv2d(Module):
 
     def extra_repr(self) -> str:
         return conv_repr(self)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) with PyTorch's arguments and initialisation.
+
+    weight: (out_channels, in_channels / groups, kh, kw);  bias: (out_channels,).
+    ``padding_mode``: what the padding holds -- 'zeros', 'reflect', 'replicate', 'circular'.
+    H_out = floor((H + 2*padding - dilation*(kh - 1) - 1) / stride) + 1, likewise W.
+    """
+
+    _function = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over volumes (N, C_in, D, H, W) -- video clips, scans -- with
+    PyTorch's arguments and initialisation.
+
+    weight: (out_channels, in_channels / groups, kd, kh, kw);  bias: (out_channels,).
+    ``kernel_size``, ``stride``, ``padding`` and ``dilation`` take an int or a (d, h, w)
+    triple; ``padding_mode`` as Conv2d's.
+    D_out = floor((D + 2*padding - dilation*(kd - 1) - 1) / stride) + 1, likewise H and W.
+    """
+
+    _spatial = 3
+    _function = staticmethod(F.conv3d)
 
 
 class DepthwiseConv2d(Conv2d):

@@ -1,12 +1,12 @@
-"""Conv1d (a 1-D convolution over signals (N, C_in, L)), ConvTranspose1d and ConvTranspose2d,
-with PyTorch's arguments."""
+"""Conv1d (a 1-D convolution over signals (N, C_in, L)), ConvTranspose1d, ConvTranspose2d and
+ConvTranspose3d (volumes (N, C_in, D, H, W)), with PyTorch's arguments."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...dtypes import default_float
 from ...errors import InputError, message
-from ...ops.base import pair
+from ...ops.base import per_axis
 from ...ops.conv import conv_padding, conv_pads
 from ...ops.onedim import single
 from .. import functional as F
@@ -82,30 +82,31 @@ class Conv1d(Module):
         return conv_repr(self)
 
 
-class ConvTranspose2d(Module):
-    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kh, kw).
+class _ConvTransposeNd(Module):
+    """What ConvTranspose2d and ConvTranspose3d share; ``_spatial`` says how many spatial
+    axes they have, ``_function`` which function computes them."""
 
-    H_out = (H - 1)*stride - 2*padding + dilation*(kh - 1) + output_padding + 1, likewise W.
-    """
+    _spatial = 2
+    _function = None
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
                  padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__()
-        cls = "ConvTranspose2d"
+        cls, n = type(self).__name__, self._spatial
         check_device(cls, device)
         if padding_mode != "zeros":
             raise InputError(message(
-                f"padding_mode must be 'zeros' for ConvTranspose2d, got {padding_mode!r}.",
+                f"padding_mode must be 'zeros' for {cls}, got {padding_mode!r}.",
                 where=cls, hint="PyTorch also supports only 'zeros' here."))
         self.padding_mode = padding_mode
         self.in_channels = positive_int(cls, "in_channels", in_channels)
         self.out_channels = positive_int(cls, "out_channels", out_channels)
-        self.kernel_size = pair(kernel_size, "kernel_size", cls, minimum=1)
-        self.stride = pair(stride, "stride", cls, minimum=1)
-        self.padding = pair(padding, "padding", cls, minimum=0)
-        self.output_padding = pair(output_padding, "output_padding", cls, minimum=0)
-        self.dilation = pair(dilation, "dilation", cls, minimum=1)
+        self.kernel_size = per_axis(kernel_size, n, "kernel_size", cls, minimum=1)
+        self.stride = per_axis(stride, n, "stride", cls, minimum=1)
+        self.padding = per_axis(padding, n, "padding", cls, minimum=0)
+        self.output_padding = per_axis(output_padding, n, "output_padding", cls, minimum=0)
+        self.dilation = per_axis(dilation, n, "dilation", cls, minimum=1)
         self.groups = positive_int(cls, "groups", groups)
         _check_groups(cls, self.groups, self.in_channels, self.out_channels)
         self.weight = Parameter(np.empty(
@@ -119,12 +120,33 @@ class ConvTranspose2d(Module):
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input, output_size=None):
-        _refuse_output_size("ConvTranspose2d", output_size)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+        _refuse_output_size(type(self).__name__, output_size)
+        return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
+                                    self.output_padding, self.groups, self.dilation)
 
     def extra_repr(self) -> str:
         return conv_repr(self)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kh, kw).
+
+    H_out = (H - 1)*stride - 2*padding + dilation*(kh - 1) + output_padding + 1, likewise W.
+    """
+
+    _function = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution over volumes; weight (in_channels, out_channels / groups,
+    kd, kh, kw); its sizes take an int or a (d, h, w) triple.
+
+    D_out = (D - 1)*stride - 2*padding + dilation*(kd - 1) + output_padding + 1, likewise
+    H and W.
+    """
+
+    _spatial = 3
+    _function = staticmethod(F.conv_transpose3d)
 
 
 class ConvTranspose1d(Module):

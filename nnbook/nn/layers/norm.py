@@ -1,4 +1,4 @@
-"""Normalisation layers: BatchNorm1d and BatchNorm2d (each channel over the batch),
+"""Normalisation layers: BatchNorm1d, BatchNorm2d and BatchNorm3d (each channel over the batch),
 LayerNorm (each sample over its last dimensions), GroupNorm (groups of channels).
 
 BatchNorm:
@@ -102,13 +102,16 @@ class _BatchNorm(Module):
                 f"expects a {want} input {self._layout}, got {ndim}-D with shape "
                 f"{fmt_shape(input.shape)}.",
                 hint="BatchNorm2d is for images (N, C, H, W), BatchNorm1d for features "
-                "(N, C) or sequences (N, C, L); pick the one matching the input."))
+                "(N, C) or sequences (N, C, L), BatchNorm3d for volumes (N, C, D, H, W); "
+                "pick the one matching the input."))
         got = input.shape[1]
         if got != self.num_features:
+            spatial = ndim - 2 if ndim in (4, 5) else None  # images or volumes
             raise ShapeError(message(
                 f"expects input with {self.num_features} channels, got {got}.",
                 values=f"input {fmt_shape(input.shape)}   num_features={self.num_features}",
-                hint=(channels_hint(input.shape, self.num_features, cls) if ndim == 4 else None)
+                hint=(channels_hint(input.shape, self.num_features, cls, spatial)
+                      if spatial else None)
                 or mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)))
 
     def extra_repr(self) -> str:
@@ -127,6 +130,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) images, per channel C."""
 
     _ndims, _layout = (4,), "(N, C, H, W)"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) volumes, per channel C."""
+
+    _ndims, _layout = (5,), "(N, C, D, H, W)"
 
 
 class LayerNorm(Module):

@@ -1,15 +1,17 @@
-"""InstanceNorm1d and InstanceNorm2d, RMSNorm and LocalResponseNorm.
+"""InstanceNorm1d, InstanceNorm2d and InstanceNorm3d, RMSNorm and LocalResponseNorm.
 
-InstanceNorm1d and InstanceNorm2d: each channel of each sample standardised over its
-positions (a style's contrast taken out of each image, as style transfer does).
+InstanceNorm1d, 2d and 3d: each channel of each sample standardised over its positions
+(a style's contrast taken out of each image, as style transfer does; a scan's brightness
+taken out of each volume).
 
-    y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over L, or H and W
+    y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over L, H and W, or D,
+                                                        H and W
 
 Unlike batch norm, the defaults learn nothing and keep no running statistics
 (``affine=False``, ``track_running_stats=False``), as in PyTorch; with
 ``track_running_stats=True`` the running statistics move towards the batch's average
 instance statistics in training and normalise in evaluation.  A single sample without
-its batch dimension, (C, L) or (C, H, W), is taken too.
+its batch dimension, (C, L), (C, H, W) or (C, D, H, W), is taken too.
 """
 from __future__ import annotations
 
@@ -57,7 +59,8 @@ class _InstanceNorm(_BatchNorm):
                 f"expects a {n - 1}-D or {n}-D input {self._layout}, got {ndim}-D with shape "
                 f"{fmt_shape(input.shape)}.",
                 hint="InstanceNorm2d is for images (N, C, H, W) or (C, H, W), InstanceNorm1d "
-                "for sequences (N, C, L) or (C, L); pick the one matching the input."))
+                "for sequences (N, C, L) or (C, L), InstanceNorm3d for volumes "
+                "(N, C, D, H, W) or (C, D, H, W); pick the one matching the input."))
         got = input.shape[ndim - n + 1]
         if got != self.num_features:
             hint = mismatch_hint(f"{cls}({got})", "channels", got, self.num_features)
@@ -80,6 +83,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of images (N, C, H, W), or one image (C, H, W)."""
 
     _batched, _layout = 4, "(N, C, H, W) or (C, H, W)"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of volumes (N, C, D, H, W), or one volume (C, D, H, W)."""
+
+    _batched, _layout = 5, "(N, C, D, H, W) or (C, D, H, W)"
 
 
 class RMSNorm(Module):

@@ -1,7 +1,8 @@
 """Padding layers: F.pad with a fixed padding and mode.
 
 ``padding`` is an int (the same on every side) or a tuple (left, right) for the 1-D
-layers, (left, right, top, bottom) for the 2-D ones.  A negative padding crops, as in
+layers, (left, right, top, bottom) for the 2-D ones, (left, right, top, bottom, front,
+back) for the 3-D ones (volumes: front and back pad the depth).  A negative padding crops, as in
 PyTorch.  The modes (``F.pad``): zeros or a constant value, reflection (the border
 mirrored, without repeating the edge), replication (the edge repeated) and circular
 (the other side wrapped round).
@@ -13,6 +14,8 @@ import numbers
 from ...errors import InputError, message
 from .. import functional as F
 from ..module import Module
+
+_SIDES = ("left", "right", "top", "bottom", "front", "back")  # F.pad's order
 
 
 class _PadNd(Module):
@@ -31,7 +34,7 @@ class _PadNd(Module):
         if isinstance(padding, (tuple, list)) and len(padding) == count and all(
                 isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in padding):
             return tuple(int(p) for p in padding)
-        sides = "(left, right)" if self.dims == 1 else "(left, right, top, bottom)"
+        sides = "(" + ", ".join(_SIDES[:count]) + ")"
         cls = type(self).__name__
         raise InputError(message(
             f"padding must be an int or a tuple of {count} ints {sides}, got {padding!r}.",
@@ -47,7 +50,7 @@ class _PadNd(Module):
         if not input_shapes or len(input_shapes[0]) < self.dims:
             return []
         shape, lines = input_shapes[0], []
-        sides = (("W", "left", "right"), ("H", "top", "bottom"))
+        sides = (("W", "left", "right"), ("H", "top", "bottom"), ("D", "front", "back"))
         for i, (name, first, last) in enumerate(sides[:self.dims]):
             before, after = self.padding[2 * i], self.padding[2 * i + 1]
             size = shape[-1 - i]
@@ -79,6 +82,12 @@ class ConstantPad2d(_ConstantPadNd):
     dims = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dimensions with ``value``."""
+
+    dims = 3
+
+
 class ZeroPad1d(_ConstantPadNd):
     """Pad the last dimension with zeros."""
 
@@ -95,6 +104,12 @@ class ZeroPad2d(ZeroPad1d):
     dims = 2
 
 
+class ZeroPad3d(ZeroPad1d):
+    """Pad the last three dimensions with zeros."""
+
+    dims = 3
+
+
 class ReflectionPad1d(_PadNd):
     """Pad (C, L) or (N, C, L) with the signal mirrored at each end (the end not repeated)."""
 
@@ -105,6 +120,12 @@ class ReflectionPad2d(_PadNd):
     """Pad (C, H, W) or (N, C, H, W) with the image mirrored at each border."""
 
     dims, mode = 2, "reflect"
+
+
+class ReflectionPad3d(_PadNd):
+    """Pad (C, D, H, W) or (N, C, D, H, W) with the volume mirrored at each face."""
+
+    dims, mode = 3, "reflect"
 
 
 class ReplicationPad1d(_PadNd):
@@ -119,6 +140,12 @@ class ReplicationPad2d(_PadNd):
     dims, mode = 2, "replicate"
 
 
+class ReplicationPad3d(_PadNd):
+    """Pad (C, D, H, W) or (N, C, D, H, W) with copies of the voxels on each face."""
+
+    dims, mode = 3, "replicate"
+
+
 class CircularPad1d(_PadNd):
     """Pad (C, L) or (N, C, L) with the other end of the signal, wrapped round."""
 
@@ -129,3 +156,9 @@ class CircularPad2d(_PadNd):
     """Pad (C, H, W) or (N, C, H, W) with the opposite border, wrapped round (a torus)."""
 
     dims, mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    """Pad (C, D, H, W) or (N, C, D, H, W) with the opposite face, wrapped round."""
+
+    dims, mode = 3, "circular"

@@ -1,70 +1,100 @@
-"""Pooling: max and average over windows, adaptive average, global average, and the
-p-norm of windows (LPPool)."""
+"""Pooling: max and average over windows, adaptive average and max, global average, and
+the p-norm of windows (LPPool); of signals (1d), images (2d) and volumes (3d)."""
 from __future__ import annotations
 
 from ...errors import ArgumentError, InputError, message
-from ...ops.base import is_int, is_real, pair
+from ...ops.base import is_int, is_real, pair, per_axis
 from ...ops.onedim import single
 from .. import functional as F
 from ..module import Module
 
 
-def _check_windows(cls: str, kernel_size, stride, padding, dilation=1) -> None:
+def _check_windows(cls: str, kernel_size, stride, padding, dilation=1, count=2) -> None:
     """Refuse a bad window argument when the layer is built (the op checks the sizes
-    against the input when it runs)."""
-    pair(kernel_size, "kernel_size", cls, minimum=1)
+    against the input when it runs); ``count``: the spatial axes, 2 or 3."""
+    per_axis(kernel_size, count, "kernel_size", cls, minimum=1)
     if stride is not None:
-        pair(stride, "stride", cls, minimum=1)
-    pair(padding, "padding", cls, minimum=0)
-    pair(dilation, "dilation", cls, minimum=1)
+        per_axis(stride, count, "stride", cls, minimum=1)
+    per_axis(padding, count, "padding", cls, minimum=0)
+    per_axis(dilation, count, "dilation", cls, minimum=1)
 
 
-class MaxPool2d(Module):
-    """The maximum of each kernel_size window; ``stride`` defaults to ``kernel_size``.
-
-    H_out = floor((H + 2*padding - dilation*(k - 1) - 1) / stride) + 1 (ceil with ceil_mode).
-    """
+class _MaxPoolNd(Module):
+    """What MaxPool2d and MaxPool3d share; ``_function`` pools, over ``_spatial`` axes."""
 
     preserves_channels = True  # for hints: the channel count passes through
+    _spatial, _function = 2, None
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices: bool = False, ceil_mode: bool = False):
         super().__init__()
-        _check_windows("MaxPool2d", kernel_size, stride, padding, dilation)
+        _check_windows(type(self).__name__, kernel_size, stride, padding, dilation,
+                       self._spatial)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return type(self)._function(input, self.kernel_size, self.stride, self.padding,
+                                    self.dilation, ceil_mode=self.ceil_mode,
+                                    return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
-class AvgPool2d(Module):
-    """The mean of each kernel_size window; ``stride`` defaults to ``kernel_size``."""
+class MaxPool2d(_MaxPoolNd):
+    """The maximum of each kernel_size window; ``stride`` defaults to ``kernel_size``.
+
+    H_out = floor((H + 2*padding - dilation*(k - 1) - 1) / stride) + 1 (ceil with ceil_mode).
+    """
+
+    _function = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The maximum of each kd×kh×kw window of a volume (N, C, D, H, W); ``stride``
+    defaults to ``kernel_size``.  D_out, H_out and W_out as MaxPool2d's H_out."""
+
+    _spatial, _function = 3, staticmethod(F.max_pool3d)
+
+
+class _AvgPoolNd(Module):
+    """What AvgPool2d and AvgPool3d share; ``_function`` pools, over ``_spatial`` axes."""
 
     preserves_channels = True  # for hints: the channel count passes through
+    _spatial, _function = 2, None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override=None):
         super().__init__()
-        _check_windows("AvgPool2d", kernel_size, stride, padding)
+        _check_windows(type(self).__name__, kernel_size, stride, padding, count=self._spatial)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return type(self)._function(input, self.kernel_size, self.stride, self.padding,
+                                    self.ceil_mode, self.count_include_pad,
+                                    self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """The mean of each kernel_size window; ``stride`` defaults to ``kernel_size``."""
+
+    _function = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """The mean of each kd×kh×kw window of a volume; ``stride`` defaults to ``kernel_size``."""
+
+    _spatial, _function = 3, staticmethod(F.avg_pool3d)
 
 
 class MaxPool1d(Module):
@@ -123,36 +153,59 @@ def _check_signal_windows(cls: str, kernel_size, stride, padding, dilation=1) ->
     single(dilation, "dilation", cls, minimum=1)
 
 
-class AdaptiveAvgPool2d(Module):
-    """Average pooling to a fixed output size (H_out, W_out), whatever the input's size."""
-
+class _AdaptiveAvgPoolNd(Module):
     preserves_channels = True  # for hints: the channel count passes through
+    _function = None
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def forward(self, input):
-        return F.adaptive_avg_pool2d(input, self.output_size)
+        return type(self)._function(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
-class AdaptiveMaxPool2d(Module):
-    """Max pooling to a fixed output size (H_out, W_out), whatever the input's size."""
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed output size (H_out, W_out), whatever the input's size."""
 
+    _function = staticmethod(F.adaptive_avg_pool2d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of volumes to a fixed output size (D_out, H_out, W_out)."""
+
+    _function = staticmethod(F.adaptive_avg_pool3d)
+
+
+class _AdaptiveMaxPoolNd(Module):
     preserves_channels = True  # for hints: the channel count passes through
+    _function = None
 
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
 
     def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+        return type(self)._function(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output size (H_out, W_out), whatever the input's size."""
+
+    _function = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of volumes to a fixed output size (D_out, H_out, W_out); with
+    ``return_indices=True`` it returns (output, places of the maxima in their volume)."""
+
+    _function = staticmethod(F.adaptive_max_pool3d)
 
 
 class AdaptiveAvgPool1d(Module):
