@@ -16,7 +16,7 @@ from ..random import numpy_generator
 from ..tensor import Tensor, _binary, apply
 from . import constraints
 from .continuous import _Scalar
-from .distribution import Distribution
+from .distribution import Distribution, broadcast_all
 from .implicit import DirichletDraw, RegularizedGamma, StandardGamma
 
 
@@ -65,6 +65,7 @@ class Chi2(Gamma):
     arg_constraints = {"df": constraints.positive}
 
     def __init__(self, df, validate_args=None):
+        broadcast_all(df, where="distributions.Chi2")  # (refuses a list, with its name)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
         if self._validate_args:  # (df is computed, so the base class does not see it)
             self._check_parameter("df", constraints.positive)

@@ -82,7 +82,9 @@ def regularized_gamma(a, x):
 
     For x < a + 1 by the series: P / p = x S / a, so dx/da = -(x/a) (S (log x - psi(a+1))
     + dS/da).  Beyond, by the fraction: Q / p = x C, so dx/da = x (C (log x - psi(a)) +
-    dC/da).  Neither divides by p, which underflows far in the tails."""
+    dC/da).  Neither divides by p, which underflows far in the tails.  (P itself is good
+    to about a * 1e-16 relative: its prefactor's exponent is a difference of numbers of
+    size a.)"""
     a, x = np.broadcast_arrays(_f64(a), _f64(x))
     cdf = np.where(x == 0, 0.0, np.where((x == np.inf) | ((a == 0) & (x > 0)), 1.0, np.nan))
     grad = np.zeros(x.shape)

@@ -106,6 +106,10 @@ def test_wrong_argument_types_are_argument_errors():
         D.Normal(0.0, 1.0).sample([2.5])
     with pytest.raises(ArgumentError, match=r"expects a distribution, got Tensor"):
         D.Independent(nb.zeros(3), 1)
+    with pytest.raises(ArgumentError, match=r"Chi2: expects tensors or numbers .* got list"):
+        D.Chi2([1.0, 2.0])
+    with pytest.raises(ArgumentError, match=r"Dirichlet: concentration must be a tensor"):
+        D.Dirichlet((1.0, 2.0))
 
 
 def test_a_pair_without_a_closed_form_names_both_classes():
