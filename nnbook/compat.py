@@ -35,9 +35,10 @@ RUNS_UNCHANGED = [
     "with PyTorch's arguments, defaults and initialisation",
     "the optimizers nnbook has, with PyTorch's update rules, parameter groups and state dicts",
     "`torch.distributions`' Normal, Bernoulli, Categorical, OneHotCategorical, Uniform, "
-    "Exponential, Laplace, MultivariateNormal and Independent (`sample`, `rsample`, "
-    "`log_prob`, `entropy`, the moments, `cdf`/`icdf`, `expand`, checked arguments) and "
-    "`kl_divergence` between two of a family",
+    "Exponential, Laplace, MultivariateNormal, Independent, Beta, Gamma, Chi2, Dirichlet, "
+    "Poisson, Binomial, Geometric, LogNormal, StudentT, Cauchy, Gumbel and HalfNormal "
+    "(`sample`, `rsample`, `log_prob`, `entropy`, the moments, `cdf`/`icdf`, `expand`, "
+    "checked arguments) and `kl_divergence` between two of a family",
     "data loading: `Dataset`, `TensorDataset`, `random_split`, `DataLoader` (batching, "
     "shuffling, samplers, `collate_fn`, `default_collate`'s rules)",
     "the device line (`device = 'cuda' if torch.cuda.is_available() else 'cpu'`), "
@@ -564,11 +565,33 @@ DIFFERENCES = [
     Difference("distributions", "`torch.distributions` has about forty families, transforms "
                "and `TransformedDistribution`", "`nb.distributions` has Normal, Bernoulli, "
                "Categorical, OneHotCategorical, Uniform, Exponential, Laplace, "
-               "MultivariateNormal and Independent, with `kl_divergence` for the pairs of "
-               "the same family; another pair raises MissingRuleError (a "
-               "NotImplementedError, as PyTorch's)", "the families the VAE, policy-gradient "
-               "and Bayesian lessons use; Beta, Gamma and Dirichlet need lgamma and "
-               "digamma, which nnbook does not have yet"),
+               "MultivariateNormal, Independent, Beta, Gamma, Chi2, Dirichlet, Poisson, "
+               "Binomial, Geometric, LogNormal, StudentT, Cauchy, Gumbel and HalfNormal, with "
+               "`kl_divergence` for the pairs of the same family; another pair raises "
+               "MissingRuleError (a NotImplementedError, as PyTorch's)", "the families the "
+               "VAE, policy-gradient, reinforcement-learning and Bayesian lessons use"),
+    Difference("distributions", "LogNormal, HalfNormal and Gumbel are "
+               "`TransformedDistribution`s, with `base_dist` and `transforms`", "each is a "
+               "class of its own that computes its formulas directly (the same values); it "
+               "has no `base_dist` or `transforms`", "one screen per family, with the "
+               "formulas in view; nnbook has no transforms"),
+    Difference("distributions", "`rsample()` of Gamma, Chi2, Beta, Dirichlet (and StudentT's "
+               "gradient for `df`) differentiates the draws with approximations (series, "
+               "saddle points, fitted rational functions), within about 1e-4 of the true "
+               "derivative", "the same implicit-reparameterisation gradient, -(dF/da) / p(x), "
+               "computed exactly (to about 1e-12) from a series and a continued fraction "
+               "differentiated term by term; so these gradients differ from PyTorch's in "
+               "their fourth or fifth digit", "a gradient a student checks by finite "
+               "differences should pass"),
+    Difference("distributions", "`Gamma(a, r).cdf(x)` (and Chi2's) has no gradient for "
+               "the concentration: backward raises NotImplementedError (\"the derivative for "
+               "'igamma: input' is not implemented\")", "it has one, the same dP/da that "
+               "gives a gamma draw its gradient", "nnbook computes it anyway"),
+    Difference("distributions", "`Gumbel(loc, scale).cdf(x)` raises ValueError where the "
+               "cdf rounds to 0 or 1 (its uniform base distribution refuses the value), and "
+               "`icdf(0)`, `icdf(1)` are finite", "the cdf exp(-exp(-z)), 0 and 1 included; "
+               "`icdf(0)` is -inf and `icdf(1)` inf", "nnbook writes the Gumbel's own "
+               "formulas, not a chain of transforms of a uniform"),
     Difference("distributions", "a parameter outside its constraint raises ValueError "
                "(\"Expected parameter scale ... to satisfy the constraint GreaterThan...\")",
                "InputError (a ValueError) naming the parameter, the constraint in words "

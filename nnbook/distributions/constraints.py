@@ -132,6 +132,24 @@ class _IntegerInterval(_Interval):
                f"upper_bound={_short(self.upper_bound)})"
 
 
+class _IntegerGreaterThan(_GreaterThan):
+    """Whole numbers >= lower_bound (counts: ``nonnegative_integer``, ``positive_integer``)."""
+
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        super().__init__(lower_bound, inclusive=True)
+
+    def holds(self, x):
+        return (x % 1 == 0) & super().holds(x)
+
+    def describe(self):
+        return f"a whole number >= {_short(self.lower_bound)}"
+
+    def __repr__(self):
+        return f"IntegerGreaterThan(lower_bound={_short(self.lower_bound)})"
+
+
 class _Simplex(Constraint):
     """Vectors (the last dim) of non-negative numbers that sum to 1."""
 
@@ -213,8 +231,8 @@ class _Dependent(Constraint):
 
 def _short(bound) -> str:
     values = _array(bound)
-    if values.ndim == 0:
-        return f"{float(values):g}"
+    if values.ndim == 0 or (values.size and (values == values.flat[0]).all()):
+        return f"{float(values.flat[0]):g}"  # one number, also when repeated
     return getattr(bound, "_bound_name", "the given bounds")  # Uniform's names its bounds
 
 
@@ -231,6 +249,8 @@ boolean = _Boolean()
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThan(0.0, inclusive=True)
 unit_interval = _Interval(0.0, 1.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
@@ -240,6 +260,7 @@ greater_than = _GreaterThan
 less_than = _LessThan
 interval = _Interval
 integer_interval = _IntegerInterval
+integer_greater_than = _IntegerGreaterThan
 independent = _Independent
 
 

@@ -33,30 +33,31 @@ def _clamped(probs: Tensor) -> Tensor:
     return probs.clamp(eps, 1 - eps)
 
 
-def _softplus(x: Tensor) -> Tensor:  # log(1 + e^x), computed without overflow
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+def _softplus(x: Tensor) -> Tensor:
+    # log(1 + e^x) = max(x, 0) + log(1 + e^-|x|), without overflow; max(x, 0) written
+    # (x + |x|) / 2, whose slope at 0 is 1/2, so that the whole has slope sigmoid(0) there
+    return 0.5 * (x + x.abs()) + (-x.abs()).exp().log1p()
 
 
-class Bernoulli(Distribution):
-    """A coin with probability ``probs`` of 1 (or log-odds ``logits``)."""
+class _Coin(Distribution):
+    """The base of distributions of coin tosses: ``probs`` (of a success) or ``logits``
+    (its log-odds, probs = sigmoid(logits)), exactly one given; the other is computed
+    from it when first read.  ``_also_expanded`` names other parameters (a Binomial's
+    total_count)."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
-    _expandable = ("probs", "logits")
+    _also_expanded: tuple = ()
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        name, value = _probs_or_logits(self, probs, logits)
-        (value,) = broadcast_all(value, where="distributions.Bernoulli")
-        self._given = name
-        if name == "probs":
-            self.__dict__["probs"] = value
-        else:
-            self.__dict__["logits"] = value
-        batch = () if numbers_only(probs if name == "probs" else logits) else value.shape
+        name, given = self._which(probs, logits)
+        (value,) = broadcast_all(given, where=f"distributions.{type(self).__name__}")
+        self.__dict__[name] = value
+        batch = () if numbers_only(given) else value.shape
         super().__init__(batch, validate_args=validate_args)
 
-    # the parameter not given is computed from the other when first read
+    def _which(self, probs, logits):
+        self._given, given = _probs_or_logits(self, probs, logits)
+        return self._given, given
+
     @property
     def probs(self):
         if "probs" not in self.__dict__:
@@ -72,14 +73,25 @@ class Bernoulli(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._new_like()
-        value = getattr(self, self._given).expand(tuple(batch_shape))
+        batch_shape = tuple(batch_shape)
         new.__dict__ = {k: v for k, v in new.__dict__.items() if k not in ("probs", "logits")}
-        new.__dict__[self._given], new._batch_shape = value, tuple(batch_shape)
+        for name in (self._given,) + self._also_expanded:
+            new.__dict__[name] = getattr(self, name).expand(batch_shape)
+        new._batch_shape = batch_shape
         return new
 
     @property
     def _dtype(self):
         return getattr(self, self._given)._array.dtype
+
+
+class Bernoulli(_Coin):
+    """A coin with probability ``probs`` of 1 (or log-odds ``logits``)."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+    _expandable = ("probs", "logits")
 
     mean = property(lambda self: self.probs)
     variance = property(lambda self: self.probs * (1 - self.probs))

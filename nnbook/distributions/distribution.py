@@ -58,7 +58,7 @@ class Distribution:
                 if name in self.__dict__:
                     self._check_parameter(name, constraint)
 
-    def _check_parameter(self, name, constraint) -> None:
+    def _check_parameter(self, name, constraint, hint=None) -> None:
         value = getattr(self, name)
         ok = constraint.check(value)._array
         if ok.all():
@@ -67,8 +67,8 @@ class Distribution:
         raise InputError(message(
             f"the parameter {name} must be {constraint.describe()}; got {_values_text(bad)} "
             f"(shape {fmt_shape(value.shape)}).", where=f"distributions.{type(self).__name__}",
-            hint=PARAMETER_HINTS.get(name, f"check how {name} is computed; "
-                                     "validate_args=False turns this check off.")))
+            hint=hint or PARAMETER_HINTS.get(name, f"check how {name} is computed; "
+                                             "validate_args=False turns this check off.")))
 
     # -- shapes --------------------------------------------------------------------------
     @property
@@ -112,7 +112,7 @@ class Distribution:
         """``draw(generator, shape)`` from nnbook's generator, as a tensor of the
         parameters' dtype."""
         shape = self._extended_shape(sample_shape)
-        return tensor(draw(numpy_generator(), shape).astype(self._dtype))
+        return tensor(np.asarray(draw(numpy_generator(), shape)).astype(self._dtype))
 
     @property
     def _dtype(self) -> np.dtype:
@@ -167,9 +167,9 @@ class Distribution:
                 hint="wrap numbers: d.log_prob(nb.tensor(0.5))."))
         return value
 
-    def _validate_sample(self, value, where="log_prob") -> Tensor:
-        """``value`` as a tensor, checked (when validating) to be in the support and
-        broadcastable with the batch."""
+    def _validate_sample(self, value, where="log_prob", support=None) -> Tensor:
+        """``value`` as a tensor, checked (when validating) to be in the support (or in
+        ``support`` when given) and broadcastable with the batch."""
         name = f"distributions.{type(self).__name__}.{where}"
         value = self._validate_sample_type(value, where)
         if not self._validate_args:
@@ -188,10 +188,11 @@ class Distribution:
                 f"shape {fmt_shape(self._batch_shape)} and event shape "
                 f"{fmt_shape(self._event_shape)}.", where=name,
                 hint="its rightmost dims must match the batch (or be 1).")) from None
-        ok = self.support.check(value)._array
+        support = self.support if support is None else support
+        ok = support.check(value)._array
         if not ok.all():
             raise InputError(message(
-                f"the value must be in the support, {self.support.describe()}; got "
+                f"the value must be in the support, {support.describe()}; got "
                 f"{_values_text(value._array[~ok] if ok.ndim else value._array)} (shape "
                 f"{fmt_shape(value.shape)}).", where=name,
                 hint="log_prob of a value the distribution never gives is -inf; "
@@ -235,6 +236,15 @@ PARAMETER_HINTS = {
              "logits= instead of probs=.",
     "logits": "logits are any real numbers; a NaN among them comes from an earlier step.",
     "loc": "a NaN in loc comes from an earlier step (check the network's output).",
+    "concentration": "a concentration is > 0: make it from an unconstrained number, e.g. "
+                     "F.softplus(raw) + 1e-3 or raw.exp().",
+    "concentration1": "a concentration is > 0: make it from an unconstrained number, e.g. "
+                      "F.softplus(raw) + 1e-3 or raw.exp().",
+    "concentration0": "a concentration is > 0: make it from an unconstrained number, e.g. "
+                      "F.softplus(raw) + 1e-3 or raw.exp().",
+    "df": "degrees of freedom are > 0 (often a whole number: Chi2(3), StudentT(4)).",
+    "total_count": "total_count is the number of trials: a whole number >= 0, e.g. "
+                   "Binomial(10, probs=p).",
     "low": "low must be below high, element by element.",
     "high": "high must be above low, element by element.",
     "scale_tril": "scale_tril is the lower-triangular Cholesky factor: take "

@@ -11,10 +11,13 @@ import numpy as np
 
 from ..errors import MissingRuleError, message
 from .continuous import Normal, Uniform
+from .counts import Binomial, Geometric, Poisson
 from .discrete import Bernoulli, Categorical, OneHotCategorical, _softplus
 from .distribution import Distribution
+from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent, _sum_rightmost
 from .multivariate_normal import MultivariateNormal, solve_triangular
+from .tails import _EULER, Cauchy, Gumbel, HalfNormal, LogNormal
 
 _RULES: dict = {}
 
@@ -106,3 +109,86 @@ def _kl_independent_independent(p, q):
             hint="give both the same reinterpreted_batch_ndims."))
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist),
                           p.reinterpreted_batch_ndims)
+
+
+# -- the gamma family (Chi2 is a Gamma) ------------------------------------------------------
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    # a_q log(b_p / b_q) + log G(a_q) - log G(a_p) + (a_p - a_q) psi(a_p) + (b_q - b_p) a_p / b_p
+    a_p, b_p, a_q, b_q = p.concentration, p.rate, q.concentration, q.rate
+    return a_q * (b_p / b_q).log() + a_q.lgamma() - a_p.lgamma() \
+        + (a_p - a_q) * a_p.digamma() + (b_q - b_p) * (a_p / b_p)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    # log G(sum a_p) - log G(sum a_q) - sum (log G(a_p) - log G(a_q))
+    #     + sum (a_p - a_q) (psi(a_p) - psi(sum a_p))
+    a_p, a_q = p.concentration, q.concentration
+    total_p = a_p.sum(-1)
+    return total_p.lgamma() - a_q.sum(-1).lgamma() - (a_p.lgamma() - a_q.lgamma()).sum(-1) \
+        + ((a_p - a_q) * (a_p.digamma() - total_p.digamma().unsqueeze(-1))).sum(-1)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):  # the Dirichlet's, for the two parts (a, b)
+    a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    total_p, total_q = a_p + b_p, a_q + b_q
+    return total_p.lgamma() - total_q.lgamma() - a_p.lgamma() - b_p.lgamma() + a_q.lgamma() \
+        + b_q.lgamma() + (a_p - a_q) * a_p.digamma() + (b_p - b_q) * b_p.digamma() \
+        + (total_q - total_p) * total_p.digamma()
+
+
+# -- counts ----------------------------------------------------------------------------------
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):  # r_p log(r_p / r_q) - (r_p - r_q)
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    # n (p_p log(p_p / p_q) + (1 - p_p) log((1 - p_p) / (1 - p_q))) for one n; inf where
+    # n_p > n_q (p gives counts q never does)
+    if (p.total_count < q.total_count).any().item():
+        raise MissingRuleError(message(
+            "there is no closed form for a Binomial p with fewer trials (total_count) than "
+            "q.", where="distributions.kl_divergence",
+            hint="give both the same total_count (PyTorch refuses this case too)."))
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    return kl.masked_fill(p.total_count > q.total_count, math.inf)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    # -H(p) - E_p[k] log(1 - q) - log q  (E_p[k] = 1/p_p - 1, log(q/(1-q)) = logits_q)
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+# -- heavy and one-sided tails --------------------------------------------------------------
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):  # log(((s_p + s_q)^2 + (m_p - m_q)^2) / (4 s_p s_q))
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() \
+        - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # with r = s_p / s_q and d = (m_p - m_q) / s_q:
+    # -log r + d + euler (r - 1) + e^-d Gamma(1 + r) - 1
+    r = p.scale / q.scale
+    d = (p.loc - q.loc) / q.scale
+    return -r.log() + d + _EULER * (r - 1) + ((1 + r).lgamma() - d).exp() - 1
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):  # that of the normals it folds: both are centred at 0
+    return _kl_normal_normal(p._normal(), q._normal())
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):  # that of the normals of the logs (exp is one-to-one)
+    return _kl_normal_normal(p._normal(), q._normal())

@@ -74,6 +74,8 @@ CASES = {
     "bernoulli_logits": ([normal(2, 5), bits(2, 5)], lambda D, lg, x: (
         D.Bernoulli(logits=lg).log_prob(x), D.Bernoulli(logits=lg).entropy(),
         D.Bernoulli(logits=lg).probs, *moments(D.Bernoulli(logits=lg)))),
+    "bernoulli_even_odds": ([fixed([0.0, 0.0, 1.5]), fixed([1.0, 0.0, 1.0])], lambda D, lg, x: (
+        D.Bernoulli(logits=lg).log_prob(x), D.Bernoulli(logits=lg).entropy())),
     "categorical_probs": ([positive(3, 5), classes(5, 4, 3)], lambda D, p, k: (
         D.Categorical(probs=p).log_prob(k), D.Categorical(probs=p).entropy(),
         D.Categorical(probs=p).probs, D.Categorical(probs=p).logits,

@@ -44,6 +44,16 @@ def test_bernoulli_from_probs_and_from_logits_agree(rng):
     assert D.Bernoulli(t([0.7, 0.2])).mode.tolist() == [1.0, 0.0]
 
 
+def test_bernoulli_gradients_at_even_odds_are_those_of_its_formula():
+    """d/dl log p(x) = x - sigmoid(l), d/dl H = -p (1 - p) l: at l = 0, x - 1/2 and 0."""
+    logits = t([0.0, 0.0, 0.0], grad=True)
+    D.Bernoulli(logits=logits).log_prob(t([1.0, 0.0, 1.0])).sum().backward()
+    assert logits.grad.tolist() == [0.5, -0.5, 0.5]
+    logits.grad = None
+    D.Bernoulli(logits=logits).entropy().sum().backward()
+    assert logits.grad.tolist() == [0.0, 0.0, 0.0]
+
+
 def test_categorical_log_prob_gathers_the_normalised_log_probabilities(rng):
     probs = rng.uniform(0.1, 2.0, (3, 5))
     k = rng.integers(0, 5, (4, 3))

@@ -34,6 +34,23 @@ D = nb.distributions
     (lambda: D.MultivariateNormal(nb.zeros(2)), r"exactly one of covariance_matrix"),
     (lambda: D.Independent(D.Normal(nb.zeros(3), 1.0), 2),
      r"from 0 to the 1 batch dims .* got 2"),
+    (lambda: D.Gamma(nb.ones(3), nb.tensor([1.0, 0.0, 2.0])), r"Gamma: the parameter rate must"),
+    (lambda: D.Chi2(nb.tensor([3.0, -1.0])), r"Chi2: the parameter df must be > 0; got \[-1\]"),
+    (lambda: D.Beta(1.0, nb.tensor([0.5, -2.0])), r"concentration0 must be > 0; got \[-2\]"),
+    (lambda: D.Dirichlet(nb.tensor([[1.0, 2.0], [0.0, 1.0]])),
+     r"concentration must be > 0; got \[0, 1\] \(shape \(2, 2\)\)"),
+    (lambda: D.Poisson(nb.tensor([-0.5])), r"Poisson: the parameter rate must be >= 0"),
+    (lambda: D.Binomial(nb.tensor([5.0, -1.0]), nb.tensor(0.5)),
+     r"total_count must be a whole number >= 0; got \[-1\]"),
+    (lambda: D.Binomial(4, probs=nb.tensor([0.5, 1.2])), r"probs must be in \[0, 1\]"),
+    (lambda: D.Geometric(nb.tensor([0.5, 0.0])), r"Geometric: the parameter probs must be > 0"),
+    (lambda: D.Geometric(), r"exactly one; got neither"),
+    (lambda: D.StudentT(nb.tensor([3.0, 0.0])), r"StudentT: the parameter df must be > 0"),
+    (lambda: D.StudentT(3.0, 0.0, -1.0), r"StudentT: the parameter scale must be > 0"),
+    (lambda: D.Cauchy(0.0, 0.0), r"Cauchy: the parameter scale must be > 0"),
+    (lambda: D.Gumbel(float("nan"), 1.0), r"Gumbel: the parameter loc must be a real number"),
+    (lambda: D.HalfNormal(nb.tensor([1.0, -1.0])), r"HalfNormal: the parameter scale must be"),
+    (lambda: D.LogNormal(0.0, -0.5), r"LogNormal: the parameter scale must be > 0"),
 ])
 def test_wrong_parameters_are_input_errors_with_a_hint(build, said):
     with pytest.raises(InputError, match=said) as info:
@@ -52,6 +69,17 @@ def test_wrong_parameters_are_input_errors_with_a_hint(build, said):
      r"one-hot vectors"),
     (lambda: D.Normal(0.0, 1.0).log_prob(0.5), r"expects a tensor, got float"),
     (lambda: D.Normal(0.0, 1.0).icdf(nb.tensor(1.5)), r"probabilities in \[0, 1\]"),
+    (lambda: D.Gamma(2.0, 1.0).log_prob(nb.tensor([1.0, -1.0])), r"support, >= 0; got \[-1\]"),
+    (lambda: D.Gamma(2.0, 1.0).cdf(nb.tensor(-0.5)), r"Gamma\.cdf: .* >= 0; got -0\.5"),
+    (lambda: D.Beta(2.0, 2.0).log_prob(nb.tensor(1.5)), r"support, in \[0, 1\]; got 1\.5"),
+    (lambda: D.Dirichlet(nb.ones(3)).log_prob(nb.tensor([0.5, 0.6, 0.1])),
+     r"vectors \(the last dim\) of numbers >= 0 that sum to 1"),
+    (lambda: D.Geometric(0.3).log_prob(nb.tensor(-1.0)), r"a whole number >= 0; got -1"),
+    (lambda: D.HalfNormal(1.0).log_prob(nb.tensor(-0.1)), r">= 0; got -0\.1"),
+    (lambda: D.LogNormal(0.0, 1.0).log_prob(nb.tensor(0.0)), r"support, > 0; got 0"),
+    (lambda: D.LogNormal(0.0, 1.0).cdf(nb.tensor(-1.0)), r"LogNormal\.cdf: .* >= 0; got -1"),
+    (lambda: D.Cauchy(0.0, 1.0).icdf(nb.tensor(-0.5)), r"probabilities in \[0, 1\]"),
+    (lambda: D.Gumbel(0.0, 1.0).log_prob(0.5), r"expects a tensor, got float"),
 ])
 def test_values_outside_the_support_are_input_errors(call, said):
     with pytest.raises(InputError, match=said):
@@ -78,6 +106,10 @@ def test_wrong_argument_types_are_argument_errors():
         D.Normal(0.0, 1.0).sample([2.5])
     with pytest.raises(ArgumentError, match=r"expects a distribution, got Tensor"):
         D.Independent(nb.zeros(3), 1)
+    with pytest.raises(ArgumentError, match=r"Chi2: expects tensors or numbers .* got list"):
+        D.Chi2([1.0, 2.0])
+    with pytest.raises(ArgumentError, match=r"Dirichlet: concentration must be a tensor"):
+        D.Dirichlet((1.0, 2.0))
 
 
 def test_a_pair_without_a_closed_form_names_both_classes():
@@ -92,6 +124,13 @@ def test_a_pair_without_a_closed_form_names_both_classes():
     (lambda: D.Categorical(logits=nb.zeros(3)).rsample((2,)), r"has_rsample is False"),
     (lambda: D.Categorical(logits=nb.zeros(3)).cdf(nb.tensor(1)), r"Categorical has no cdf"),
     (lambda: D.Normal(0.0, 1.0).enumerate_support(), r"not a finite set"),
+    (lambda: D.Poisson(2.0).rsample(), r"Poisson has no rsample"),
+    (lambda: D.Poisson(2.0).entropy(), r"Poisson has no entropy: its sum over all counts"),
+    (lambda: D.Gamma(2.0, 1.0).icdf(nb.tensor(0.5)), r"Gamma has no icdf"),
+    (lambda: D.Beta(2.0, 1.0).cdf(nb.tensor(0.5)), r"Beta has no cdf"),
+    (lambda: D.Binomial(nb.tensor([3.0, 5.0]), nb.tensor(0.5)).entropy(),
+     r"entropy needs one total_count for the whole batch; got counts from 3 to 5"),
+    (lambda: D.kl_divergence(D.StudentT(3.0), D.StudentT(3.0)), r"from StudentT to StudentT"),
 ])
 def test_what_a_family_lacks_is_not_implemented_as_in_pytorch(call, said):
     with pytest.raises(MissingRuleError, match=said) as info:

@@ -1,6 +1,7 @@
 """Mistakes with probability distributions (nb.distributions): a log standard deviation
 given as the scale, scores given as probabilities, a value the distribution never gives,
-a KL divergence with no closed form.
+a KL divergence with no closed form; a concentration of 0 from a ReLU, counts that are
+not whole numbers or exceed the trials, a coin that never succeeds.
 
 Each entry: the state a student has (setup), the line that goes wrong (act), the nnbook
 error, where it says it happened, what it says was expected and came, and where its hint
@@ -10,7 +11,7 @@ import pytest
 from catalogue import check, mistake
 
 import nnbook as nb
-from nnbook.errors import InputError, MissingRuleError, ShapeError
+from nnbook.errors import ArgumentError, InputError, MissingRuleError, ShapeError
 
 D = nb.distributions
 
@@ -60,6 +61,41 @@ MISTAKES = [
             lambda: D.kl_divergence(D.Normal(0.0, 1.0), D.Laplace(0.0, 1.0)),
             MissingRuleError, "distributions.kl_divergence", r"from Normal to Laplace",
             r"p\.log_prob\(x\) - q\.log_prob\(x\)"),
+    mistake("a ReLU output as a Beta concentration", lambda: nb.tensor([[0.3, -0.2], [1.2, 0.5]]),
+            lambda raw: D.Beta(raw.relu(), raw.exp()),
+            InputError, "distributions.Beta", r"concentration1 must be > 0; got \[0\]",
+            r"F\.softplus\(raw\) \+ 1e-3"),
+    mistake("a Dirichlet concentration as a list", None,
+            lambda: D.Dirichlet([1.0, 1.0, 1.0]),
+            ArgumentError, "distributions.Dirichlet", r"must be a tensor, got list",
+            r"Dirichlet\(nb\.tensor\("),
+    mistake("log_prob of a count that is not a whole number",
+            lambda: D.Poisson(nb.tensor([2.0, 3.5])),
+            lambda d: d.log_prob(nb.tensor([1.5, 2.0])),
+            InputError, "distributions.Poisson.log_prob",
+            r"a whole number >= 0; got \[1\.5\]", r"-inf"),
+    mistake("log_prob of more successes than trials",
+            lambda: D.Binomial(10, probs=nb.tensor([0.3, 0.6])),
+            lambda d: d.log_prob(nb.tensor([3.0, 11.0])),
+            InputError, "distributions.Binomial.log_prob",
+            r"a whole number from 0 to 10; got \[11\]", r"-inf"),
+    mistake("the mean number of trials as total_count",
+            lambda: (nb.tensor([3.0, 4.0, 6.0]), nb.tensor(0.4)),
+            lambda trials_and_p: D.Binomial(trials_and_p[0].mean(), probs=trials_and_p[1]),
+            InputError, "distributions.Binomial", r"total_count must be a whole number >= 0; "
+            r"got 4\.33333", r"Binomial\(10, probs=p\)"),
+    mistake("a geometric coin that never succeeds", lambda: nb.tensor([0.0, 0.25]),
+            lambda p: D.Geometric(probs=p),
+            InputError, "distributions.Geometric", r"probs must be > 0; got \[0\]",
+            r"clamp\(min=1e-6\)"),
+    mistake("the entropy of a Poisson", lambda: D.Poisson(nb.tensor([2.0, 4.0])),
+            lambda d: d.entropy(),
+            MissingRuleError, "distributions.Poisson.entropy", r"no closed form",
+            r"-d\.log_prob\(d\.sample"),
+    mistake("a KL divergence to a Binomial of more trials", None,
+            lambda: D.kl_divergence(D.Binomial(3, nb.tensor(0.2)), D.Binomial(5, nb.tensor(0.2))),
+            MissingRuleError, "distributions.kl_divergence", r"fewer trials",
+            r"same total_count"),
 ]
 
 
