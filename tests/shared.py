@@ -209,6 +209,8 @@ def _layer_functions():
             x, g, "nearest", "border", align_corners=False), [(2, 3, 7, 5), (2, 4, 6, 2)]),
         "lp_pool2d": (lambda x: F.lp_pool2d(x, 2, (3, 2), stride=(2, 1)), [(2, 3, 7, 5)]),
         "lp_pool1d": (lambda x: F.lp_pool1d(x, 2, 3, stride=2), [(2, 3, 9)]),
+        "lp_pool3d": (lambda x: F.lp_pool3d(x, 2, (3, 2, 1), stride=(2, 1, 2)),
+                      [(2, 3, 5, 7, 4)]),
         "pdist": (F.pdist, [(7, 5)]),
         "channel_shuffle": (lambda x: F.channel_shuffle(x, 3), [(2, 6, 3, 5)]),
         "rrelu": (rrelu, [(7, 5)]),

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ArgumentError, InputError, MissingNameError, ShapeError, fmt_shape
 from ..functions import einsum, pdist
-from ..ops.base import channels_hint, is_real, pair
+from ..ops.base import channels_hint, is_real, pair, per_axis
 from ..ops.class_targets import OneHot
 from ..ops.dropout import Dropout
 from ..ops.explog import Softplus
@@ -143,6 +143,7 @@ __all__ = [
     "interpolate", "upsample",
     "relu", "sigmoid", "tanh", "softmax", "log_softmax", "nll_loss", "cross_entropy",
     "mse_loss", "dropout", "pad", "softplus", "one_hot", "pdist", "lp_pool1d", "lp_pool2d",
+    "lp_pool3d",
 ]
 for _family in (functional_activations, functional_attention, functional_distance,
                 functional_dropout, functional_losses, functional_norms, functional_vision,
@@ -376,6 +377,17 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(x, p, kh * kw,
                     lambda t: avg_pool2d(t, kernel_size, stride, 0, ceil_mode),
                     lambda t: max_pool2d(t, kernel_size, stride, 0, 1, ceil_mode))
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window of a volume (N, C, D, H, W), p = norm_type: no padding,
+    and ``stride`` defaults to ``kernel_size``."""
+    fn = "lp_pool3d"
+    x, p = _tensor(fn, "input", input), _norm_type(fn, norm_type)
+    kd, kh, kw = per_axis(kernel_size, 3, "kernel_size", _where(fn))
+    return _lp_pool(x, p, kd * kh * kw,
+                    lambda t: avg_pool3d(t, kernel_size, stride, 0, ceil_mode),
+                    lambda t: max_pool3d(t, kernel_size, stride, 0, 1, ceil_mode))
 
 
 def adaptive_avg_pool2d(input, output_size):

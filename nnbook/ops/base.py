@@ -335,8 +335,9 @@ def channels_hint(shape, channels: int, layer: str = "Conv2d", spatial: int = 2)
 
     Called where a layer that counts ``channels`` got the wrong count in the channel
     dimension (-3 of an image, -4 of a volume): a channels-last batch (N, H, W, C) or
-    sample (H, W, C), or a batch of one-channel samples without their channel dimension
-    (N, H, W).
+    sample (H, W, C), a batch of one-channel samples without their channel dimension
+    (N, H, W), or a batch with one spatial axis too few (signals into a 2-D layer, images
+    into a 3-D one), which reads as one sample.
     """
     if tuple(shape[-1 - spatial:len(shape) - spatial]) == (channels,):
         return None
@@ -356,6 +357,13 @@ def channels_hint(shape, channels: int, layer: str = "Conv2d", spatial: int = 2)
     if len(shape) == spatial + 1 and channels == 1:
         return (f"the input {fmt_shape(shape)} looks like a batch of one-channel {things} "
                 f"without their channel dimension; {wanted}: x = x.unsqueeze(1).")
+    if len(shape) == spatial + 1 and shape[1] == channels:  # a batch with one axis too few
+        fewer, smaller, axis = (("signals (N, C, L)", "1d", "height") if spatial == 2 else
+                                ("images (N, C, H, W)", "2d", "depth"))
+        other = layer[:-2].replace("Depthwise", "") + smaller  # Conv3d -> Conv2d, ...
+        return (f"the input {fmt_shape(shape)} looks like a batch of {fewer}, which {layer} "
+                f"reads as one sample (C, {axes}) without its batch dimension; use {other} "
+                f"for those, or x.unsqueeze(2) to give each a {axis} of 1.")
     return None
 
 

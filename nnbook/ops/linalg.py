@@ -141,17 +141,20 @@ class Linear(Op):
         self.x = x if len(need) > 1 and need[1] else None
         self.weight = weight
         self.x_shape = x.shape
-        # (B, T, in) as one (B·T, in) matrix: one GEMM, twice as fast as B small ones
-        out = (x.reshape(-1, x.shape[-1]) @ weight.T).reshape(x.shape[:-1] + weight.shape[:1])
+        # (B, T, in) as one (B·T, in) matrix: one GEMM, twice as fast as B small ones (rows
+        # counted, not -1: numpy cannot infer -1 beside a dimension of 0 features)
+        rows = math.prod(x.shape[:-1])
+        out = (x.reshape(rows, x.shape[-1]) @ weight.T).reshape(x.shape[:-1] + weight.shape[:1])
         if bias is not None:
             out += bias
         return out
 
     def backward(self, grad_out):  # y = x W^T + b;  dx = dy W,  dW = dy^T x,  db = sum dy
         need = self.needs_input_grad
-        g2 = grad_out.reshape(-1, grad_out.shape[-1])
+        rows = math.prod(self.x_shape[:-1])
+        g2 = grad_out.reshape(rows, grad_out.shape[-1])
         grad_x = (g2 @ self.weight).reshape(self.x_shape) if need[0] else None
-        grad_w = g2.T @ self.x.reshape(-1, self.x_shape[-1]) if need[1] else None
+        grad_w = g2.T @ self.x.reshape(rows, self.x_shape[-1]) if need[1] else None
         grad_b = g2.sum(0) if len(need) > 2 and need[2] else None
         return (grad_x, grad_w, grad_b)[:len(need)]
 

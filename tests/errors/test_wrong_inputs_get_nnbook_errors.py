@@ -70,6 +70,7 @@ LAYERS = {  # a layer, and the shape of an input it takes
     "ConvTranspose1d(4, 6, 3, stride=2, groups=2)": (2, 4, 7), "Softmax2d()": (2, 5, 3, 4),
     "ChannelShuffle(3)": (2, 6, 3, 5), "LPPool1d(2, 3, 2)": (2, 3, 9),
     "LPPool2d(1.5, (3, 2), stride=1)": (2, 3, 7, 5), "RReLU(0.1, 0.3)": (7, 5),
+    "LPPool3d(2, (3, 2, 1), stride=(2, 1, 2))": (2, 3, 5, 7, 4),
     "Conv3d(3, 6, (3, 2, 1), padding=(1, 0, 1), groups=3)": (2, 3, 5, 7, 4),
     "Conv3d(3, 4, 2, padding='same', padding_mode='reflect')": (2, 3, 5, 7, 4),
     "ConvTranspose3d(3, 4, (3, 2, 1), stride=2)": (2, 3, 5, 7, 4), "LazyConv3d(4, 2)":

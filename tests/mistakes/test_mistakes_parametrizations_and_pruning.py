@@ -4,6 +4,8 @@ normalisation, and pruning (nn.utils.prune).
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
 """
+import pickle
+
 import pytest
 from catalogue import check, mistake
 
@@ -85,6 +87,10 @@ PARAMETRIZE = [
             lambda m: parametrize.remove_parametrizations(m, "weight"),
             InputError, "nn.utils.parametrize.remove_parametrizations",
             r"no parametrization on 'weight'", r"register_parametrization"),
+    mistake("a parametrized model pickled (as PyTorch, refused)", parametrized(Doubled()),
+            lambda m: pickle.dumps(nn.Sequential(m, nn.ReLU())),
+            MissingRuleError, "pickle", r"ParametrizedLinear\) cannot be pickled",
+            r"state_dict\(\).*deepcopy"),
 ]
 
 NORMS = [

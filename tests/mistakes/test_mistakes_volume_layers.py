@@ -1,7 +1,7 @@
 """Mistakes with the layers for volumes (N, C, D, H, W) -- video clips and scans: Conv3d
-given scans without their channel dimension or clips with their channels last, kernel
-sizes given as pairs, a 2-D norm after a 3-D convolution, a clip pooled away in depth,
-trilinear resizing of an image.
+given scans without their channel dimension, clips with their channels last or a batch of
+images (and Conv2d a batch of signals), kernel sizes given as pairs, a 2-D norm after a
+3-D convolution, a clip pooled away in depth, trilinear resizing of an image.
 
 See catalogue.py for what every entry is checked for (the error class and its builtin, the
 four parts of the message, the user's line, and parameters, buffers and flags unchanged).
@@ -29,6 +29,16 @@ MISTAKES = [
             lambda xw: F.conv3d(xw[0], xw[1]),
             ShapeError, "F.conv3d", r"3 channels in dimension 1, got 6",
             r"x\.permute\(0, 4, 1, 2, 3\)"),
+    mistake("a batch of images into Conv3d, read as one volume",
+            lambda: (nn.Sequential(nn.Conv3d(3, 8, 3), nn.ReLU()), nb.randn(2, 3, 12, 10)),
+            lambda mx: mx[0](mx[1]),
+            ShapeError, "0 (Conv3d)", r"expects input with 3 channels, got 2",
+            r"batch of images \(N, C, H, W\), which Conv3d reads as one sample.*use Conv2d"
+            r".*x\.unsqueeze\(2\) to give each a depth of 1"),
+    mistake("a batch of signals into Conv2d, read as one image",
+            lambda: (nn.Conv2d(3, 8, 3), nb.randn(2, 3, 20)), lambda mx: mx[0](mx[1]),
+            ShapeError, "Conv2d", r"expects input with 3 channels, got 2",
+            r"batch of signals \(N, C, L\), which Conv2d reads as one sample.*use Conv1d"),
     mistake("Conv3d given a 2-D kernel size", None, lambda: nn.Conv3d(3, 8, (3, 3)),
             InputError, "Conv3d",
             r"kernel_size must be an int >= 1 or a triple \(d, h, w\) of them, got \(3, 3\)",

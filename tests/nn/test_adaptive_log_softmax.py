@@ -139,3 +139,13 @@ def test_log_prob_and_predict_want_a_batch(method):
     with pytest.raises(DimError, match=rf"^AdaptiveLogSoftmaxWithLoss\.{method}: {method} "
                        r"expects a 2-D input \(N, 13\), got \(13,\)"):
         getattr(model(), method)(nb.zeros(IN, dtype=nb.float64))
+
+
+def test_a_cluster_projected_to_no_features_still_gives_a_distribution(rng):
+    # 6 // 4**2 = 0 features for the second cluster: its classes are equally likely
+    asm = nn.AdaptiveLogSoftmaxWithLoss(6, 11, [3, 7]).double()
+    x = nb.tensor(rng.standard_normal((4, 6)))
+    out = asm(x, nb.tensor([0, 4, 8, 10]))
+    full = asm.log_prob(x).detach().numpy()
+    np.testing.assert_allclose(np.exp(full).sum(1), 1.0)
+    np.testing.assert_allclose(out.output.detach().numpy(), full[range(4), [0, 4, 8, 10]])

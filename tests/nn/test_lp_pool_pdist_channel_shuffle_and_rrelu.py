@@ -1,4 +1,4 @@
-"""F.lp_pool1d/2d, F.pdist, F.channel_shuffle and F.rrelu, with their layers, without
+"""F.lp_pool1d/2d/3d, F.pdist, F.channel_shuffle and F.rrelu, with their layers, without
 PyTorch: each against its formula written with loops, gradients by gradcheck on odd,
 non-square shapes, and their mistakes answered with nnbook errors."""
 import math
@@ -58,6 +58,23 @@ def test_lp_pool1d_pools_signals(rng):
     np.testing.assert_allclose(got.numpy(), lp_pool_by_loops(x[:, :, None], 2, (1, 3),
                                                              (1, 2), True)[:, :, 0], rtol=1e-12)
     assert F.lp_pool1d(nb.tensor(x[0]), 2, 3).shape == (3, 3)  # one signal (C, L)
+
+
+def test_lp_pool3d_pools_volumes_as_lp_pool2d_pools_each_plane(rng):
+    # a window one plane deep is lp_pool2d of each plane; LPPool3d calls lp_pool3d
+    x = np.abs(rng.standard_normal((2, 3, 4, 7, 5)))
+    got = F.lp_pool3d(nb.tensor(x), 1.5, (1, 3, 2), stride=(1, 2, 1))
+    planes = [F.lp_pool2d(nb.tensor(x[:, :, d]), 1.5, (3, 2), (2, 1)).numpy() for d in range(4)]
+    np.testing.assert_allclose(got.numpy(), np.stack(planes, axis=2), rtol=1e-12)
+    # a whole window: (sum x^p)^(1/p) over depth, height and width
+    whole = F.lp_pool3d(nb.tensor(x[..., :2, :3, :2]), 2, (2, 3, 2)).numpy()[..., 0, 0, 0]
+    np.testing.assert_allclose(whole, np.sqrt((x[..., :2, :3, :2] ** 2).sum(axis=(2, 3, 4))))
+    layer = nn.LPPool3d(2, 2, ceil_mode=True)
+    assert repr(layer) == "LPPool3d(norm_type=2, kernel_size=2, stride=None, ceil_mode=True)"
+    assert layer(nb.tensor(x)).shape == (2, 3, 2, 4, 3)
+    assert layer(nb.tensor(x[0])).shape == (3, 2, 4, 3)  # one volume (C, D, H, W)
+    assert nb.gradcheck(lambda v: F.lp_pool3d(v, 2, (2, 3, 2), stride=1),
+                        (nb.tensor(x[:1, :2], requires_grad=True),))
 
 
 def test_lp_pool_of_infinite_order_is_the_largest_magnitude(rng):

@@ -4,6 +4,7 @@ dicts; parametrizations stack in order; assigning goes through right_inverse; ca
 computes once; removing gives the plain tensor (and the plain class) back; a refused
 registration or assignment changes nothing."""
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -180,6 +181,19 @@ def test_a_copy_keeps_working_when_the_original_is_unparametrized(rng):
     assert type(twin).__name__ == "ParametrizedLinear"
     np.testing.assert_allclose(twin.weight.detach().numpy(), layer.weight.detach().numpy())
     assert twin.parametrizations.weight.original is not layer.weight
+
+
+def test_a_parametrized_layer_deep_inside_a_model_is_copied_and_not_pickled(rng):
+    # pickle finds a class by name, and ParametrizedLinear is made for one layer: before,
+    # pickle said only "attribute lookup ParametrizedLinear on nnbook.nn.layers... failed"
+    model = nn.Sequential(linear(rng, 5, 7), nn.ReLU())
+    P.register_parametrization(model[0], "weight", Doubled())
+    twin = copy.deepcopy(model)
+    assert type(twin[0]) is type(model[0]) and twin[0].weight is not model[0].weight
+    x = nb.tensor(rng.standard_normal((2, 5)))
+    np.testing.assert_array_equal(twin(x).detach().numpy(), model(x).detach().numpy())
+    with pytest.raises(MissingRuleError, match=r"ParametrizedLinear\) cannot be pickled"):
+        pickle.dumps(model)
 
 
 def test_state_dicts_load_and_dtypes_convert(rng):

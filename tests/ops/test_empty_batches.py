@@ -49,3 +49,18 @@ def test_an_empty_batch_gives_an_empty_output_and_empty_gradients(name):
 def test_a_transposed_convolution_refuses_an_empty_image_or_weight(x_shape, w_shape, message):
     with pytest.raises(ShapeError, match=message):
         F.conv_transpose2d(nb.randn(*x_shape), nb.randn(*w_shape), stride=2)
+
+
+@pytest.mark.parametrize("in_features,out_features", [(0, 3), (5, 0)])
+def test_a_linear_layer_with_no_features_works_as_in_pytorch(in_features, out_features):
+    # AdaptiveLogSoftmaxWithLoss(6, 11, [3, 7]) builds Linear(6, 0) and Linear(0, 4): numpy
+    # cannot reshape to (-1, 0), so the rows must be counted
+    layer = nb.nn.Linear(in_features, out_features)
+    x = nb.randn(2, 4, in_features, requires_grad=True)
+    out = layer(x)
+    assert out.shape == (2, 4, out_features)
+    bias = layer.bias.detach().numpy()
+    np.testing.assert_allclose(out.detach().numpy(), np.broadcast_to(bias, out.shape))
+    out.sum().backward()
+    assert x.grad.shape == x.shape and layer.weight.grad.shape == layer.weight.shape
+    np.testing.assert_allclose(layer.bias.grad.numpy(), np.full(out_features, 8.0))

@@ -1,4 +1,4 @@
-"""F.affine_grid and F.grid_sample (every mode, padding and align_corners), F.lp_pool1d/2d,
+"""F.affine_grid and F.grid_sample (every mode, padding and align_corners), F.lp_pool1d/2d/3d,
 F.pdist, F.channel_shuffle and F.rrelu, with their layers, against PyTorch in float64: a
 7×5 image read at a 4×6 grid with points outside [-1, 1] and exactly on the borders,
 outputs and the gradients to the image, the grid and theta; warnings, reprs, signatures
@@ -152,6 +152,18 @@ def test_lp_pool1d_and_the_layers_like_pytorch(rng, p):
         run_both(ours, theirs, [np.abs(rng.standard_normal(shape))], rng)
 
 
+@pytest.mark.parametrize("p", [2, 1.5, math.inf])
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=(3, 2, 1),
+                                    stride=(1, 2, 3), ceil_mode=True)])
+def test_lp_pool3d_and_its_layer_like_pytorch(rng, p, kwargs):
+    x = np.abs(rng.standard_normal((2, 3, 5, 7, 4)))
+    run_both(lambda a: F.lp_pool3d(a, p, **kwargs), lambda a: tF.lp_pool3d(a, p, **kwargs),
+             [x], rng)
+    ours, theirs = nn.LPPool3d(p, **kwargs), torch.nn.LPPool3d(p, **kwargs)
+    assert repr(ours) == repr(theirs)
+    run_both(ours, theirs, [x[0]], rng)  # one volume (C, D, H, W)
+
+
 @pytest.mark.parametrize("p", [2, 1, 0.5, 3, 0, math.inf])
 def test_pdist_like_pytorch(rng, p):
     x = rng.standard_normal((6, 4))
@@ -191,8 +203,9 @@ def test_rrelu_while_training_draws_other_slopes_from_the_same_range(rng):
         np.testing.assert_array_equal(y[x > 0], x[x > 0])
 
 
-NEW_FUNCTIONS = ["affine_grid", "grid_sample", "lp_pool1d", "lp_pool2d", "rrelu"]
-NEW_LAYERS = ["ChannelShuffle", "LPPool1d", "LPPool2d", "RReLU"]
+NEW_FUNCTIONS = ["affine_grid", "grid_sample", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+                 "rrelu"]
+NEW_LAYERS = ["ChannelShuffle", "LPPool1d", "LPPool2d", "LPPool3d", "RReLU"]
 
 
 def parameters(fn):

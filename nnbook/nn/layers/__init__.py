@@ -63,6 +63,7 @@ from .pooling import (
     GlobalAvgPool2d,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxUnpool1d,
@@ -150,7 +151,7 @@ __all__ += ["SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "MultiLabelMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss",
             "TripletMarginWithDistanceLoss", "EmbeddingBag", "CTCLoss",
             "AdaptiveLogSoftmaxWithLoss"]
-__all__ += ["ChannelShuffle", "LPPool1d", "LPPool2d", "RReLU"]
+__all__ += ["ChannelShuffle", "LPPool1d", "LPPool2d", "LPPool3d", "RReLU"]
 from .conv import Conv3d  # noqa: E402
 from .conv1d import ConvTranspose3d  # noqa: E402
 from .lazy_conv import LazyConv3d  # noqa: E402

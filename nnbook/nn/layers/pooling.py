@@ -303,7 +303,7 @@ class MaxUnpool1d(Module):
 
 
 class _LPPool(Module):
-    """What LPPool1d and LPPool2d share: PyTorch's arguments, kept as given."""
+    """What LPPool1d, LPPool2d and LPPool3d share: PyTorch's arguments, kept as given."""
 
     preserves_channels = True  # for hints: the channel count passes through
     _function = None
@@ -341,6 +341,17 @@ class LPPool2d(_LPPool):
     @staticmethod
     def _check(layer, kernel_size, stride):
         _check_windows(layer, kernel_size, stride, 0)
+
+
+class LPPool3d(_LPPool):
+    """The p-norm of each kernel_size window of a volume (an int or a (d, h, w) triple).
+    No padding."""
+
+    _function = staticmethod(F.lp_pool3d)
+
+    @staticmethod
+    def _check(layer, kernel_size, stride):
+        _check_windows(layer, kernel_size, stride, 0, count=3)
 
 
 class LPPool1d(_LPPool):

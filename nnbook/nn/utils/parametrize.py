@@ -24,6 +24,7 @@ parametrization gives the module its own class back.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Sequence
 
 from ...context import count_write, layer_name, no_grad
@@ -401,8 +402,28 @@ def _set_class(module) -> None:
         return
     namespace = {name: _parametrized_property(name) for name in module.parametrizations}
     namespace.update(__setattr__=_set_attribute, __getattr__=_get_missing,
+                     __deepcopy__=_deepcopy, __reduce_ex__=_refuse_pickle,
                      _class_before_parametrizations=base, __module__=base.__module__)
     module.__class__ = type(f"Parametrized{base.__name__}", (base,), namespace)
+
+
+def _deepcopy(self, memo):
+    """copy.deepcopy(module): a copy of every tensor, in a module of this same class."""
+    replica = object.__new__(type(self))
+    memo[id(self)] = replica
+    replica.__setstate__(copy.deepcopy(self.__dict__, memo))
+    return replica
+
+
+def _refuse_pickle(self, protocol):
+    # pickle finds a class by its name, and this one was made for one module: PyTorch
+    # refuses too, so this says why and what to do instead of "attribute lookup failed"
+    raise MissingRuleError(message(
+        f"a parametrized module ({type(self).__name__}) cannot be pickled: its class was "
+        "made for it by register_parametrization, so pickle cannot find it by name.",
+        where="pickle", hint="save model.state_dict() (nb.save) "
+        "and load it into a model parametrized the same way; copy.deepcopy(model) copies "
+        "it in memory."))
 
 
 def _parametrized_property(name: str) -> property:
