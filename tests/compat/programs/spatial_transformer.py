@@ -15,6 +15,11 @@ gradient of theta's last layer and the log-probabilities after training.
 import numpy as np
 
 TOLERANCE = dict(rtol=5e-4, atol=5e-6)
+# The transformed images are read at points that four steps of float32 training have moved
+# by rounding-sized amounts, which BLAS kernels round differently; where the image is steep
+# (pixel values of order 1 changing by about 1 per pixel) that is a difference of order
+# 1e-5 in a value that may itself be near 0, so those values get an absolute tolerance.
+TOLERANCE_FOR = {"transformed": dict(rtol=5e-4, atol=1e-4)}
 
 
 def model(torch, nn):
