@@ -5,6 +5,7 @@ nothing from module.py (which imports it).
 """
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 
 import numpy as np
@@ -78,6 +79,27 @@ def _prefix_hint(missing: list, unexpected: list) -> str | None:
     return None
 
 
+def _plain_name(key: str) -> str:
+    """The key a weight has before it is pruned or normalised: 'fc.weight' for
+    'fc.weight_orig', 'fc.weight_mask', 'fc.weight_g', 'fc.weight_v', 'fc.weight_u' and
+    'fc.parametrizations.weight.original0'."""
+    key = re.sub(r"parametrizations\.(\w+)\.original\d*$", r"\1", key)
+    return re.sub(r"_(orig|mask|g|v|u)$", "", key)
+
+
+def _reparametrized_hint(missing: list, unexpected: list) -> str | None:
+    """Spot a checkpoint of a plain model loaded into a pruned or normalised one, or the
+    other way round: a key on one side is the plain name of a key on the other."""
+    for have, want in ((missing, unexpected), (unexpected, missing)):
+        if any(_plain_name(k) != k and _plain_name(k) in want for k in have):
+            return ("the checkpoint's weights and the model's are stored differently: one "
+                    "is pruned or normalised (weight_orig, weight_mask, weight_g, "
+                    "parametrizations.weight.original...) and the other is not. Load the "
+                    "checkpoint before pruning or normalising, or make that permanent first "
+                    "(prune.remove, remove_parametrizations, remove_weight_norm).")
+    return None
+
+
 def check_and_load(module, state_dict, strict: bool = True, assign: bool = False) \
         -> IncompatibleKeys:
     """Module.load_state_dict's work: refuse a state dict that does not fit, with every
@@ -116,7 +138,8 @@ def check_and_load(module, state_dict, strict: bool = True, assign: bool = False
                   ((missing, "missing"), (unexpected, "unexpected"), (mismatched,
                                                                       "of the wrong shape"))
                   if x and (strict or what.startswith("of"))]
-        hint = _nested_hint(given, own) or _prefix_hint(missing, unexpected) or (
+        hint = _nested_hint(given, own) or _prefix_hint(missing, unexpected) or \
+            _reparametrized_hint(missing, unexpected) or (
             "the checkpoint was saved from a different architecture; build the same model "
             "(same layers, sizes and order) before loading" + (
                 "" if mismatched else ", or pass strict=False to load only the keys that "

@@ -11,7 +11,14 @@ from catalogue import check, mistake
 
 import nnbook as nb
 from nnbook import nn
-from nnbook.errors import ArgumentError, DimError, InputError, MissingRuleError, ShapeError
+from nnbook.errors import (
+    ArgumentError,
+    CheckpointError,
+    DimError,
+    InputError,
+    MissingRuleError,
+    ShapeError,
+)
 from nnbook.nn.module import ModuleAttributeError
 from nnbook.nn.utils import parametrizations, parametrize, prune
 from nnbook.nn.utils.norm_hooks import NormHookError
@@ -120,6 +127,14 @@ NORMS = [
             r"weight_norm\(module, 'weight'\)"),
 ]
 
+def pruned_and_plain_state():
+    """A model pruned after training started, and the state dict of one that was not."""
+    plain = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 3))
+    pruned = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 3))
+    prune.l1_unstructured(pruned[0], "weight", amount=0.3)
+    return pruned, plain.state_dict()
+
+
 PRUNE = [
     mistake("pruning more entries than the weight has", lambda: nn.Linear(5, 7),
             lambda m: prune.l1_unstructured(m, "weight", amount=40),
@@ -165,6 +180,11 @@ PRUNE = [
                                                 amount=0.2),
             ArgumentError, "nn.utils.prune.global_unstructured",
             r"\(module, name\) pairs", r"\(model.fc1, 'weight'\)"),
+    mistake("a plain model's checkpoint loaded into the pruned model", pruned_and_plain_state,
+            lambda ms: ms[0].load_state_dict(ms[1]),
+            CheckpointError, "Sequential.load_state_dict",
+            r"missing from the checkpoint: 0\.weight_orig.*not in the model: 0\.weight",
+            r"before pruning or normalising.*prune\.remove"),
 ]
 
 
