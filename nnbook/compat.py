@@ -34,6 +34,9 @@ RUNS_UNCHANGED = [
     "keys, `train()`/`eval()`, `to()`), the layers, losses and `nn.init` functions nnbook has, "
     "with PyTorch's arguments, defaults and initialisation",
     "the optimizers nnbook has, with PyTorch's update rules, parameter groups and state dicts",
+    "`nn.utils`: `clip_grad_norm_`, the packed sequences of `rnn`, `parametrize` and "
+    "`parametrizations` (`weight_norm`, `spectral_norm`), the older `weight_norm` and "
+    "`spectral_norm` hooks and `prune`, with PyTorch's `state_dict` keys",
     "`torch.distributions`' Normal, Bernoulli, Categorical, OneHotCategorical, Uniform, "
     "Exponential, Laplace, MultivariateNormal, Independent, Beta, Gamma, Chi2, Dirichlet, "
     "Poisson, Binomial, Geometric, LogNormal, StudentT, Cauchy, Gumbel and HalfNormal "
