@@ -180,6 +180,11 @@ SEQUENCES = [
             lambda s: s[0](s[1][0], nb.tensor([3, 99, 100, 7, 0, 12])),
             DimError, "AdaptiveLogSoftmaxWithLoss", r"target values should be in \[0, 99\], "
             r"but values in \[0, 100\] were found", r"n_classes must exceed the largest class"),
+    mistake("AdaptiveLogSoftmaxWithLoss after a layer of another width",
+            adaptive_softmax_and_a_language_model_batch,
+            lambda s: s[0](s[1][0, :, :12], nb.tensor([3, 9, 10, 7, 0, 12])),
+            ShapeError, "AdaptiveLogSoftmaxWithLoss", r"16 features in its last dimension, "
+            r"got 12", r"make it output 16.*AdaptiveLogSoftmaxWithLoss\(12, 100, \[10, 40\]\)"),
 ]
 
 

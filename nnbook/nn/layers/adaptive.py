@@ -170,7 +170,19 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             self._fail(f"expects a 0-D or 1-D target (one class per row), got {target.ndim}-D.",
                        shapes, "flatten the positions into the batch: input.reshape(-1, "
                        f"{self.in_features}), target.reshape(-1).")
+        self._check_features(input, self._where())
         return target.ndim == 1
+
+    def _check_features(self, input, where: str) -> None:
+        got = input.shape[-1] if input.ndim else None
+        if got != self.in_features:  # (else the head Linear fails, with a Linear's hint)
+            raise ShapeError(message(
+                f"expects input with {self.in_features} features in its last dimension, "
+                f"got {got}.", where=where,
+                values=f"input {fmt_shape(input.shape)}   in_features {self.in_features}",
+                hint=f"the layer before it outputs {got} features: make it output "
+                f"{self.in_features}, or build AdaptiveLogSoftmaxWithLoss({got}, "
+                f"{self.n_classes}, {list(self.cutoffs[:-1])}) to match it."))
 
     def _labels(self, target) -> np.ndarray:
         if target.dtype.kind not in "iu":
@@ -192,6 +204,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                                    f"got {fmt_shape(input.shape)}.", where=self._where(method),
                                    hint="one sample: input.unsqueeze(0); positions of a "
                                    f"sequence: input.reshape(-1, {self.in_features})."))
+        self._check_features(input, self._where(method))
 
     def _where(self, method: str | None = None) -> str:
         """Where a message happens: this layer in forward (its path when it is part of a
