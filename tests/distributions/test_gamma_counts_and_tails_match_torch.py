@@ -1,12 +1,18 @@
 """The gamma family (Gamma, Chi2, Beta, Dirichlet), the counts (Poisson, Binomial,
 Geometric) and the tails (Cauchy, StudentT, Gumbel, HalfNormal, LogNormal) against
 PyTorch in float64: log_prob, entropy, moments, cdf / icdf and KL, with the gradients of
-every parameter and value (the way of test_distributions_match_torch.py, whose ``run``
-this uses); then the gradients of gamma and Dirichlet draws, given the same draws, which
-PyTorch approximates within about 1e-4 and nnbook computes exactly."""
+every parameter and value (compared by test_distributions_match_torch.py's
+``compare_with_pytorch``); then the gradients of gamma and Dirichlet draws, given the same
+draws, which PyTorch approximates within about 1e-4 and nnbook computes exactly."""
 import numpy as np
 import pytest
-from test_distributions_match_torch import normal, positive, probabilities, run
+from test_distributions_match_torch import (
+    compare_with_pytorch,
+    fixed,
+    normal,
+    positive,
+    probabilities,
+)
 
 import nnbook as nb
 from nnbook.distributions.implicit import dirichlet_backward, regularized_gamma
@@ -22,11 +28,7 @@ def simplex(*shape):
     return lambda rng: rng.dirichlet(np.ones(shape[-1]), shape[:-1])
 
 
-def fixed(v):
-    return lambda rng: np.asarray(v, dtype=np.float64)
-
-
-def moments(d):
+def moments(d):  # (these families all have a mode, which the first file's do not)
     return (d.mean, d.mode, d.variance, d.stddev)
 
 
@@ -128,21 +130,7 @@ THROUGH_DIGAMMA = {"gamma", "chi2", "beta", "dirichlet", "student_t", "kl_gamma_
 
 @pytest.mark.parametrize("name", CASES)
 def test_like_pytorch(name, rng):
-    makers, fn = CASES[name]
-    arrays = [make(rng) for make in makers]
-    seed = int(rng.integers(2**31))
-    got, got_grads = run("nnbook", fn, arrays, np.random.default_rng(seed))
-    want, want_grads = run("torch", fn, arrays, np.random.default_rng(seed))
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g.shape == w.shape and g.dtype == w.dtype, f"result {i}: {g.dtype} {g.shape}, " \
-            f"PyTorch {w.dtype} {w.shape}"
-        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"result {i}")
-    assert len(got_grads) == len(want_grads)
-    for i, (g, w) in enumerate(zip(got_grads, want_grads)):
-        assert (g is None) == (w is None), f"gradient of input {i}: {g}, PyTorch {w}"
-        if w is not None:
-            atol = 1e-8 if name in THROUGH_DIGAMMA else 1e-10
-            np.testing.assert_allclose(g, w, rtol=1e-8, atol=atol, err_msg=f"grad of input {i}")
+    compare_with_pytorch(CASES[name], rng, grad_atol=1e-8 if name in THROUGH_DIGAMMA else 1e-10)
 
 
 @pytest.mark.parametrize("a", [0.05, 0.4, 1.0, 2.5, 7.0, 30.0, 400.0])
