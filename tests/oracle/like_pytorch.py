@@ -68,3 +68,22 @@ def assert_same(nb_value, torch_value, what, signed_zeros=False, tol=None):
         zeros = (got == 0) & (want == 0)
         assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])), \
             f"{what}: the sign of a zero differs:\n{got}\nPyTorch:\n{want}"
+
+
+def both(rng, *shapes, dtype=np.float64):
+    """The same random arrays as nnbook and as PyTorch leaves that require gradients."""
+    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    return ([nb.tensor(a, requires_grad=True) for a in arrays],
+            [torch.tensor(a, requires_grad=True) for a in arrays])
+
+
+def agree(ours, theirs, rng, inputs_b, inputs_t, tol=1e-10):
+    """The same output, then the same gradients of sum(out * r) for a random r."""
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
+                               rtol=tol, atol=tol * 1e-2)
+    r = rng.standard_normal(tuple(theirs.shape)).astype(ours.detach().numpy().dtype)
+    ours.backward(nb.tensor(r))
+    theirs.backward(torch.tensor(r))
+    for b, t in zip(inputs_b, inputs_t):
+        np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol * 1e-2)

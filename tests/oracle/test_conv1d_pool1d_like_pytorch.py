@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from like_pytorch import agree, both  # noqa: E402
+
 tF = torch.nn.functional
 
 import nnbook as nb  # noqa: E402
@@ -20,23 +23,6 @@ CONV_CASES = [  # (C_in, C_out, k, L, keyword arguments)
     (3, 6, 4, 9, dict(padding="valid", groups=3)),
     (5, 2, 5, 7, dict(stride=3, padding=(2,))),
 ]
-
-
-def both(rng, *shapes):
-    arrays = [rng.standard_normal(s) for s in shapes]
-    return ([nb.tensor(a, requires_grad=True) for a in arrays],
-            [torch.tensor(a, requires_grad=True) for a in arrays])
-
-
-def agree(ours, theirs, rng, inputs_b, inputs_t):
-    """Outputs, then the gradients of sum(out * r) for a random r."""
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
-                               rtol=1e-10, atol=1e-12)
-    r = rng.standard_normal(tuple(theirs.shape))
-    ours.backward(nb.tensor(r))
-    theirs.backward(torch.tensor(r))
-    for b, t in zip(inputs_b, inputs_t):
-        np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("c_in,c_out,k,length,kw", CONV_CASES)

@@ -8,30 +8,12 @@ import pytest
 torch = pytest.importorskip("torch")
 tF = torch.nn.functional
 
-from like_pytorch import outcome, same_failure  # noqa: E402
+from like_pytorch import agree, both, outcome, same_failure  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.errors import InputError, NnbookError  # noqa: E402
 from nnbook.nn import functional as F  # noqa: E402
-
-
-def both(rng, *shapes):
-    arrays = [rng.standard_normal(s) for s in shapes]
-    return ([nb.tensor(a, requires_grad=True) for a in arrays],
-            [torch.tensor(a, requires_grad=True) for a in arrays])
-
-
-def agree(ours, theirs, rng, inputs_b, inputs_t):
-    """Outputs, then the gradients of sum(out * r) for a random r."""
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
-                               rtol=1e-10, atol=1e-12)
-    r = rng.standard_normal(tuple(theirs.shape))
-    ours.backward(nb.tensor(r))
-    theirs.backward(torch.tensor(r))
-    for b, t in zip(inputs_b, inputs_t):
-        np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def same_layer(ours, theirs):

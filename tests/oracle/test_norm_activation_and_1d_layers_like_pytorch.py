@@ -6,30 +6,15 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from like_pytorch import agree, both  # noqa: E402
+
 tF = torch.nn.functional
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
 from nnbook.errors import NnbookError  # noqa: E402
 from nnbook.nn import functional as F  # noqa: E402
-
-
-def both(rng, *shapes, dtype=np.float64):
-    arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
-    return ([nb.tensor(a, requires_grad=True) for a in arrays],
-            [torch.tensor(a, requires_grad=True) for a in arrays])
-
-
-def agree(ours, theirs, rng, inputs_b, inputs_t, tol=1e-10):
-    """Outputs, then the gradients of sum(out * r) for a random r."""
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
-                               rtol=tol, atol=tol * 1e-2)
-    r = rng.standard_normal(tuple(theirs.shape)).astype(ours.detach().numpy().dtype)
-    ours.backward(nb.tensor(r))
-    theirs.backward(torch.tensor(r))
-    for b, t in zip(inputs_b, inputs_t):
-        np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol * 1e-2)
 
 
 def same_layer(ours, theirs, rng=None):

@@ -14,7 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 tF = torch.nn.functional
 
-from like_pytorch import outcome, same_failure  # noqa: E402
+from like_pytorch import agree as agree_on  # noqa: E402
+from like_pytorch import both, outcome, same_failure  # noqa: E402
 
 import nnbook as nb  # noqa: E402
 from nnbook import nn  # noqa: E402
@@ -22,23 +23,6 @@ from nnbook.errors import NnbookError  # noqa: E402
 from nnbook.nn import functional as F  # noqa: E402
 
 X_SHAPE = (2, 3, 5, 7, 4)  # N=2, C=3, D=5, H=7, W=4
-
-
-def both(rng, *shapes):
-    arrays = [rng.standard_normal(s) for s in shapes]
-    return ([nb.tensor(a, requires_grad=True) for a in arrays],
-            [torch.tensor(a, requires_grad=True) for a in arrays])
-
-
-def agree_on(ours, theirs, rng, inputs_b, inputs_t):
-    """Outputs, then the gradients of sum(out * r) for a random r."""
-    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(),
-                               rtol=1e-10, atol=1e-12)
-    r = rng.standard_normal(tuple(theirs.shape))
-    ours.backward(nb.tensor(r))
-    theirs.backward(torch.tensor(r))
-    for b, t in zip(inputs_b, inputs_t):
-        np.testing.assert_allclose(b.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def same_weights(ours, theirs):
